@@ -1,0 +1,518 @@
+// Prisma's schema engine (migrations, db push, diff) run from its official WebAssembly build, so
+// no native engine binary has to be downloaded. Used by the `schema-engine.js` executable that
+// the Prisma CLI spawns, and in-process by the server to apply migrations at start-up.
+//
+// The wasm engine talks to the database through a Prisma driver adapter (better-sqlite3 or pg)
+// instead of its own drivers. This file builds that adapter from a URL and works around the
+// places where the wasm engine or the adapters fall short of what the native engine does;
+// each workaround says why.
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, truncateSync } from 'node:fs';
+import { readdir, readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
+import * as glue from '@prisma/schema-engine-wasm/schema_engine_bg';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { databaseKind, postgresConfig, sqliteFilePath } from './database-url.js';
+
+/** @typedef {import('@prisma/schema-engine-wasm').SchemaEngine} WasmSchemaEngine */
+/** @typedef {import('@prisma/schema-engine-wasm').MigrationList} MigrationList */
+/** @typedef {import('@prisma/driver-adapter-utils').SqlDriverAdapter} SqlDriverAdapter */
+/** @typedef {import('@prisma/driver-adapter-utils').SqlMigrationAwareDriverAdapterFactory} AdapterFactory */
+/** @typedef {(line: string) => void} LogSink receives the engine's JSON log lines */
+
+/** An error carrying a Prisma error code (`P1003`…), shown by the CLI like the native engine's. */
+export class EngineError extends Error {
+  /**
+   * @param {string} code
+   * @param {string} message
+   */
+  constructor(code, message) {
+    super(message);
+    this.name = 'EngineError';
+    this.code = code;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Loading the wasm
+
+/** @type {Promise<void> | undefined} */
+let wasmReady;
+
+/**
+ * Instantiates the wasm once per process. The package's own `schema_engine.js` entry imports
+ * the .wasm file as an ES module, which Node does not support, so we instantiate it ourselves
+ * and hand it to the package's JS glue.
+ */
+function loadWasm() {
+  wasmReady ??= (async () => {
+    const require = createRequire(import.meta.url);
+    // Prefer the wasm that ships inside the `prisma` CLI: it is built from exactly the engines
+    // version the CLI expects. The npm package's wasm (same glue, same imports) is the fallback.
+    const fromCli = path.join(path.dirname(require.resolve('prisma/package.json')), 'build', 'schema_engine_bg.wasm');
+    const fromPackage = path.join(
+      path.dirname(require.resolve('@prisma/schema-engine-wasm/schema_engine_bg')),
+      'schema_engine_bg.wasm',
+    );
+    const bytes = readFileSync(existsSync(fromCli) ? fromCli : fromPackage);
+    /** @type {Record<string, unknown>} */
+    const imports = { ...glue };
+    for (const name of Object.keys(imports)) {
+      if (!name.startsWith('__wbg_setTimeout_')) continue;
+      const setTimeoutImport = /** @type {(...args: unknown[]) => NodeJS.Timeout} */ (imports[name]);
+      // The engine starts a 10 s timer per connection that it never clears; a referenced timer
+      // would keep the server (or a test) alive 10 s after everything else is done.
+      imports[name] = (/** @type {unknown[]} */ ...args) => setTimeoutImport(...args).unref();
+    }
+    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': imports });
+    glue.__wbg_set_wasm(instance.exports);
+    /** @type {{ __wbindgen_start: () => void }} */ (/** @type {unknown} */ (instance.exports)).__wbindgen_start();
+  })();
+  return wasmReady;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Driver adapters
+
+/**
+ * Adapter factory for a URL, remembering every connection it opens so `closeAll` can release
+ * them: the engine never closes its own connections, and those hold the SQLite file lock and the
+ * PostgreSQL migration advisory lock.
+ * @param {{ url: string, shadowDatabaseUrl?: string, baseDir: string }} options
+ */
+function createAdapterFactory({ url, shadowDatabaseUrl, baseDir }) {
+  /** @type {Set<() => Promise<void>>} */
+  const open = new Set();
+  /** @param {SqlDriverAdapter} adapter */
+  const track = (adapter) => {
+    const dispose = adapter.dispose.bind(adapter);
+    /** @type {Promise<void> | undefined} */
+    let disposed;
+    // Idempotent, because both the engine and closeAll may dispose the same connection.
+    const once = () => {
+      open.delete(once);
+      return (disposed ??= dispose());
+    };
+    adapter.dispose = once;
+    open.add(once);
+    return adapter;
+  };
+  const kind = databaseKind(url);
+  /** @type {AdapterFactory} */
+  const factory =
+    kind === 'sqlite'
+      ? sqliteAdapterFactory(url, shadowDatabaseUrl, baseDir, track)
+      : postgresAdapterFactory(url, shadowDatabaseUrl, track);
+  return {
+    kind,
+    // The engine calls the factory's methods unbound and expects results wrapped the way
+    // driver-adapter-utils does it for Prisma Client.
+    factory: bindMigrationAwareSqlAdapterFactory(factory),
+    closeAll: async () => {
+      await Promise.allSettled([...open].map((dispose) => dispose()));
+    },
+  };
+}
+
+/**
+ * @param {string} url
+ * @param {string | undefined} shadowDatabaseUrl
+ * @param {string} baseDir
+ * @param {(adapter: SqlDriverAdapter) => SqlDriverAdapter} track
+ * @returns {AdapterFactory}
+ */
+function sqliteAdapterFactory(url, shadowDatabaseUrl, baseDir, track) {
+  const file = (/** @type {string} */ u) => (u === 'file::memory:' ? ':memory:' : sqliteFilePath(u, baseDir));
+  const adapterFactory = new PrismaBetterSqlite3(
+    { url: file(url) },
+    { shadowDatabaseUrl: shadowDatabaseUrl ? file(shadowDatabaseUrl) : undefined },
+  );
+  /** @param {SqlDriverAdapter} adapter */
+  const patch = (adapter) => {
+    const executeRaw = adapter.executeRaw.bind(adapter);
+    // The engine sends whole migration scripts through executeRaw, which better-sqlite3 refuses
+    // when they hold more than one statement; executeScript runs them with exec().
+    adapter.executeRaw = async (query) => {
+      if (query.args.length > 0) return executeRaw(query);
+      try {
+        return await executeRaw(query);
+      } catch (error) {
+        if (!/more than one statement/.test(String(/** @type {Error} */ (error)?.message ?? error) + describeCause(error))) throw error;
+        await adapter.executeScript(query.sql);
+        return 0;
+      }
+    };
+    return track(adapter);
+  };
+  return {
+    provider: 'sqlite',
+    adapterName: adapterFactory.adapterName,
+    connect: async () => patch(await adapterFactory.connect()),
+    connectToShadowDb: async () => patch(await adapterFactory.connectToShadowDb()),
+  };
+}
+
+/** @param {unknown} error */
+function describeCause(error) {
+  try {
+    return JSON.stringify(error);
+  } catch {
+    return '';
+  }
+}
+
+const PG_CHAR_OID = 18;
+const PG_TEXT_OID = 25;
+
+/**
+ * adapter-pg cannot map PostgreSQL's internal one-byte `"char"` type, which the engine's
+ * catalog queries read (e.g. `pg_constraint.contype`); its values are plain strings, so report
+ * those columns as text.
+ */
+class CharAsTextPool extends pg.Pool {
+  /** @param {any[]} args */
+  async query(...args) {
+    const result = await /** @type {any} */ (super.query)(...args);
+    for (const field of result?.fields ?? []) {
+      if (field.dataTypeID === PG_CHAR_OID) field.dataTypeID = PG_TEXT_OID;
+    }
+    return result;
+  }
+}
+
+/**
+ * @param {string} url
+ * @param {string | undefined} shadowDatabaseUrl
+ * @param {(adapter: SqlDriverAdapter) => SqlDriverAdapter} track
+ * @returns {AdapterFactory}
+ */
+function postgresAdapterFactory(url, shadowDatabaseUrl, track) {
+  const { schema, ...config } = postgresConfig(url);
+  /** @param {pg.PoolConfig} poolConfig */
+  const connect = async (poolConfig) => {
+    // One connection: the engine takes a session-level advisory lock while migrating and never
+    // unlocks it, so every statement must run on the session that holds it, and closing that
+    // one connection is what releases it. Idle connections are never recycled for the same
+    // reason.
+    const pool = new CharAsTextPool({ ...poolConfig, max: 1, idleTimeoutMillis: 0 });
+    const adapter = await new PrismaPg(pool, { schema, disposeExternalPool: true }).connect();
+    // adapter-pg splits scripts on ";", which breaks `$$` function bodies and string literals;
+    // PostgreSQL runs a multi-statement script as is.
+    adapter.executeScript = async (script) => {
+      try {
+        await pool.query(script);
+      } catch (error) {
+        /** @type {any} */ (adapter).onError(error);
+      }
+    };
+    return track(adapter);
+  };
+  return {
+    provider: 'postgres',
+    adapterName: '@prisma/adapter-pg',
+    connect: () => connect(config),
+    connectToShadowDb: async () => {
+      if (shadowDatabaseUrl) {
+        const { schema: _ignored, ...shadowConfig } = postgresConfig(shadowDatabaseUrl);
+        return connect(shadowConfig);
+      }
+      // adapter-pg's own shadow database is dropped before its pool is closed (which fails),
+      // so create and drop a temporary one here, closing the pool first.
+      const database = `prisma_migrate_shadow_db_${randomUUID()}`;
+      await runAdminStatement(config, `CREATE DATABASE "${database}"`);
+      const adapter = await connect({ ...config, database });
+      const dispose = adapter.dispose.bind(adapter);
+      adapter.dispose = async () => {
+        await dispose();
+        await runAdminStatement(config, `DROP DATABASE IF EXISTS "${database}"`);
+      };
+      return adapter;
+    },
+  };
+}
+
+/**
+ * Runs one statement on a short-lived connection of its own.
+ * @param {pg.ClientConfig} config
+ * @param {string} sql
+ */
+async function runAdminStatement(config, sql) {
+  const client = new pg.Client(config);
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Databases that do not exist yet (the wasm engine has no createDatabase)
+
+/**
+ * Checks that the database exists and accepts connections.
+ * @param {string} url
+ * @param {string} [baseDir]
+ * @returns {Promise<EngineError | null>} the error the native engine would report, or null
+ */
+export async function probeDatabase(url, baseDir = process.cwd()) {
+  if (databaseKind(url) === 'sqlite') {
+    const file = sqliteFilePath(url, baseDir);
+    return existsSync(file)
+      ? null
+      : new EngineError('P1003', `Database \`${path.basename(file)}\` does not exist at \`${file}\``);
+  }
+  const { schema: _schema, ...config } = postgresConfig(url);
+  const client = new pg.Client(config);
+  try {
+    await client.connect();
+    return null;
+  } catch (error) {
+    return postgresConnectError(/** @type {Error & { code?: string }} */ (error), config);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * @param {Error & { code?: string }} error
+ * @param {{ host: string, port: number, user?: string, database: string }} config
+ */
+function postgresConnectError(error, { host, port, user, database }) {
+  switch (error.code) {
+    case '3D000':
+      return new EngineError('P1003', `Database \`${database}\` does not exist on the database server at \`${host}:${port}\``);
+    case '28P01':
+    case '28000':
+      return new EngineError(
+        'P1000',
+        `Authentication failed against database server at \`${host}\`, the provided database credentials for \`${user ?? ''}\` are not valid.`,
+      );
+    default:
+      return new EngineError('P1001', `Can't reach database server at \`${host}:${port}\`: ${error.message}`);
+  }
+}
+
+/**
+ * Creates the SQLite file (and its folder) or the PostgreSQL database. Creating a database that
+ * another process has just created is not an error.
+ * @param {string} url
+ * @param {string} [baseDir]
+ * @returns {Promise<string>} the database name
+ */
+export async function createDatabase(url, baseDir = process.cwd()) {
+  if (databaseKind(url) === 'sqlite') {
+    const file = sqliteFilePath(url, baseDir);
+    mkdirSync(path.dirname(file), { recursive: true });
+    new Database(file).close();
+    return path.basename(file);
+  }
+  const { schema: _schema, ...config } = postgresConfig(url);
+  // Connect to a maintenance database: the target one does not exist yet.
+  for (const maintenance of ['postgres', 'template1']) {
+    try {
+      await runAdminStatement({ ...config, database: maintenance }, `CREATE DATABASE "${config.database.replaceAll('"', '""')}"`);
+      return config.database;
+    } catch (error) {
+      const code = /** @type {{ code?: string }} */ (error).code;
+      // 42P04 duplicate_database; 23505 when two CREATE DATABASE race on the catalog index.
+      if (code === '42P04' || code === '23505') return config.database;
+      if (code === '3D000' && maintenance === 'postgres') continue;
+      throw postgresConnectError(/** @type {Error & { code?: string }} */ (error), config);
+    }
+  }
+  return config.database;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Migrations folder
+
+/**
+ * Reads a migrations folder into the engine's input shape, as the Prisma CLI does.
+ * @param {string} baseDir absolute path of the migrations folder
+ * @param {string} [shadowDbInitScript]
+ * @returns {Promise<MigrationList>}
+ */
+export async function readMigrations(baseDir, shadowDbInitScript = '') {
+  const lockfilePath = 'migration_lock.toml';
+  const lockfile = await readFile(path.join(baseDir, lockfilePath), 'utf8').catch(() => null);
+  const entries = await readdir(baseDir, { withFileTypes: true }).catch(() => []);
+  const migrationDirectories = await Promise.all(
+    entries
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name)
+      .sort()
+      .map(async (name) => ({
+        path: name,
+        migrationFile: {
+          path: 'migration.sql',
+          content: await readFile(path.join(baseDir, name, 'migration.sql'), 'utf8').then(
+            (value) => /** @type {const} */ ({ tag: 'ok', value }),
+            (error) => /** @type {const} */ ({ tag: 'error', value: String(error.message) }),
+          ),
+        },
+      })),
+  );
+  return { baseDir, lockfile: { path: lockfilePath, content: lockfile }, shadowDbInitScript, migrationDirectories };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Engine sessions
+
+const NO_FILTERS = { externalTables: [], externalEnums: [] };
+
+/**
+ * One engine plus the connections it opened. `request` takes the CLI's JSON-RPC method names
+ * and parameters and smooths over the wasm engine's gaps.
+ */
+export class SchemaEngineSession {
+  /** @type {WasmSchemaEngine | undefined} */
+  #engine;
+  /** @type {(() => Promise<void>) | undefined} */
+  #closeConnections;
+  /** @type {'sqlite' | 'postgresql'} */
+  kind;
+  /** Whether devDiagnostic has run on the current engine (see `#ensureDiagnosed`). */
+  #diagnosed = false;
+
+  /**
+   * @param {{ url: string, shadowDatabaseUrl?: string, datamodels?: [string, string][], baseDir?: string, log?: LogSink }} options
+   */
+  constructor(options) {
+    this.options = { baseDir: process.cwd(), datamodels: [], log: () => undefined, ...options };
+    this.kind = databaseKind(options.url);
+  }
+
+  /**
+   * @param {{ url: string, shadowDatabaseUrl?: string, datamodels?: [string, string][], baseDir?: string, log?: LogSink }} options
+   */
+  static async open(options) {
+    const session = new SchemaEngineSession(options);
+    await session.#start();
+    return session;
+  }
+
+  async #start() {
+    await loadWasm();
+    const { factory, closeAll } = createAdapterFactory(this.options);
+    this.#closeConnections = closeAll;
+    this.#diagnosed = false;
+    this.#engine = await glue.SchemaEngine.new(
+      { datamodels: this.options.datamodels.length > 0 ? this.options.datamodels : undefined },
+      this.options.log,
+      factory,
+    );
+  }
+
+  get engine() {
+    if (!this.#engine) throw new Error('schema engine session is closed');
+    return this.#engine;
+  }
+
+  /** Closes every connection the engine opened and frees the engine. */
+  async close() {
+    const engine = this.#engine;
+    this.#engine = undefined;
+    await this.#closeConnections?.();
+    engine?.free();
+  }
+
+  /**
+   * Runs one engine method by its JSON-RPC name.
+   * @param {string} method
+   * @param {any} params
+   * @returns {Promise<unknown>}
+   */
+  async request(method, params) {
+    switch (method) {
+      case 'getDatabaseVersion':
+        return this.engine.version();
+      case 'createDatabase':
+        return { databaseName: await createDatabase(this.options.url, this.options.baseDir) };
+      case 'devDiagnostic':
+        return this.#devDiagnostic(params);
+      case 'evaluateDataLoss':
+      case 'createMigration':
+        await this.#ensureDiagnosed(params);
+        return this.#call(method, params);
+      case 'reset':
+        return this.#reset(params);
+      case 'applyMigrations':
+      case 'dbExecute':
+      case 'debugPanic':
+      case 'diagnoseMigrationHistory':
+      case 'diff':
+      case 'ensureConnectionValidity':
+      case 'introspect':
+      case 'introspectSql':
+      case 'markMigrationApplied':
+      case 'markMigrationRolledBack':
+      case 'schemaPush':
+        return this.#call(method, params);
+      default:
+        throw new EngineError('P1012', `The WebAssembly schema engine does not support "${method}".`);
+    }
+  }
+
+  /**
+   * @param {string} method
+   * @param {unknown} params
+   */
+  #call(method, params) {
+    const engine = /** @type {Record<string, (params: unknown) => Promise<unknown>>} */ (
+      /** @type {unknown} */ (this.engine)
+    );
+    return engine[method].call(this.engine, params);
+  }
+
+  /**
+   * @param {{ migrationsList: MigrationList, filters?: typeof NO_FILTERS }} params
+   */
+  async #devDiagnostic(params) {
+    try {
+      return await this.#diagnose(params);
+    } catch (error) {
+      // On SQLite the wasm engine treats a missing `_prisma_migrations` table as an error (P1014)
+      // where the native engine sees an empty history. Let the engine create its table by
+      // applying an empty migration list, then ask again.
+      if (this.kind !== 'sqlite' || /** @type {{ code?: string }} */ (error).code !== 'P1014') throw error;
+      await this.engine.applyMigrations({
+        migrationsList: { ...params.migrationsList, migrationDirectories: [] },
+        filters: params.filters ?? NO_FILTERS,
+      });
+      return this.#diagnose(params);
+    }
+  }
+
+  /** @param {{ migrationsList: MigrationList, filters?: typeof NO_FILTERS }} params */
+  async #diagnose(params) {
+    const result = await this.engine.devDiagnostic({ migrationsList: params.migrationsList, filters: params.filters ?? NO_FILTERS });
+    this.#diagnosed = true;
+    return result;
+  }
+
+  /**
+   * evaluateDataLoss and createMigration read state that only devDiagnostic computes in the wasm
+   * engine; `migrate dev` does not always call it first on the same engine (e.g. after a reset).
+   * @param {{ migrationsList: MigrationList, filters?: typeof NO_FILTERS }} params
+   */
+  async #ensureDiagnosed(params) {
+    if (!this.#diagnosed) await this.#devDiagnostic(params);
+  }
+
+  /** @param {unknown} params */
+  async #reset(params) {
+    if (this.kind === 'postgresql') return this.#call('reset', params);
+    // The wasm engine's SQLite reset only deletes rows. Do what the native engine does: close
+    // the connection, empty the file, and start again on the blank database.
+    await this.close();
+    truncateSync(sqliteFilePath(this.options.url, this.options.baseDir));
+    await this.#start();
+    return {};
+  }
+}

@@ -1,0 +1,17 @@
+import { NestFactory } from '@nestjs/core';
+import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { AppModule } from './app.module.js';
+import { configureApp } from './app.setup.js';
+import type { AppConfig } from './config/app-config.js';
+
+/** Request bodies are tiny JSON objects; anything over 1 MiB is refused with 413. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** Builds the configured (not yet listening) application. */
+export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
+  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, trustProxy: config.trustProxy });
+  const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
+    bufferLogs: true,
+  });
+  return configureApp(app);
+}

@@ -1,0 +1,92 @@
+import { HttpException, HttpStatus } from '@nestjs/common';
+import { STATUS_CODES } from 'node:http';
+import { ApiError, errorNameForStatus, type ErrorName, type FieldError } from './api-error.js';
+
+/** An RFC 9457 problem-details body, with shortlink's stable `error` name. */
+export interface Problem {
+  type: 'about:blank';
+  title: string;
+  status: number;
+  error: ErrorName;
+  detail: string;
+  errors?: FieldError[];
+}
+
+// Fastify's own request errors (raised while reading the body, before Nest sees the request).
+const FASTIFY_ERRORS: Record<string, { status: number; error: ErrorName; detail: string }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, error: 'payload_too_large', detail: 'The request body exceeds 1 MiB' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    status: 415,
+    error: 'unsupported_media_type',
+    detail: 'Send the request body as application/json',
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, error: 'invalid_json', detail: 'Invalid Content-Length' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, error: 'invalid_json', detail: 'The JSON request body is empty' },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, error: 'invalid_json', detail: 'The request body is not valid JSON' },
+};
+
+// Prisma error codes that say the database cannot be reached right now (retry later, not a bug).
+const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+
+function problem(status: number, error: ErrorName, detail: string, errors?: FieldError[]): Problem {
+  return {
+    type: 'about:blank',
+    title: STATUS_CODES[status] ?? 'Error',
+    status,
+    error,
+    detail,
+    ...(errors?.length ? { errors } : {}),
+  };
+}
+
+function isDatabaseUnavailable(exception: unknown): boolean {
+  const candidate = exception as { name?: string; code?: unknown; cause?: { kind?: string; code?: string } };
+  if (candidate?.name === 'PrismaClientInitializationError') return true;
+  if (typeof candidate?.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
+  // Driver adapters report lost connections as DriverAdapterError with a `cause.kind`.
+  const kind = candidate?.cause?.kind ?? '';
+  const causeCode = candidate?.cause?.code ?? '';
+  return (
+    /DatabaseNotReachable|DatabaseAccessDenied|ConnectionClosed|SocketTimeout|TooManyConnections/.test(kind) ||
+    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|57P0[13]|08\d{3})$/.test(causeCode)
+  );
+}
+
+/**
+ * Maps anything thrown while serving a request to the problem it is for the client. Unknown
+ * errors become a bare 500 with no internals (`isServerFault` tells the caller to log them).
+ */
+export function toProblem(exception: unknown): Problem & { isServerFault: boolean } {
+  if (exception instanceof ApiError) {
+    return { ...problem(exception.getStatus(), exception.errorName, exception.detail, exception.fieldErrors), isServerFault: false };
+  }
+  // Nest wraps Fastify's own request errors in an HttpException whose cause is the original.
+  const fastify = (exception instanceof HttpException ? exception.cause : exception) as
+    | { code?: string; statusCode?: number; message?: string }
+    | undefined;
+  const known = fastify?.code ? FASTIFY_ERRORS[fastify.code] : undefined;
+  if (known) return { ...problem(known.status, known.error, known.detail), isServerFault: false };
+  if (exception instanceof HttpException) {
+    const status = exception.getStatus();
+    const response = exception.getResponse();
+    const message =
+      typeof response === 'string'
+        ? response
+        : String((response as { message?: unknown }).message ?? exception.message);
+    return { ...problem(status, errorNameForStatus(status), message), isServerFault: status >= 500 };
+  }
+  if (isDatabaseUnavailable(exception)) {
+    return {
+      ...problem(HttpStatus.SERVICE_UNAVAILABLE, 'service_unavailable', 'The database is unavailable; retry later'),
+      isServerFault: true,
+    };
+  }
+  // Other client errors raised outside Nest's HttpException family.
+  if (typeof fastify?.statusCode === 'number' && fastify.statusCode >= 400 && fastify.statusCode < 500) {
+    return {
+      ...problem(fastify.statusCode, errorNameForStatus(fastify.statusCode), fastify.message ?? 'Bad request'),
+      isServerFault: false,
+    };
+  }
+  return { ...problem(500, 'internal_error', 'An unexpected error occurred'), isServerFault: true };
+}

@@ -1,0 +1,155 @@
+import 'reflect-metadata';
+import { plainToInstance, Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+
+export type DatabaseKind = 'sqlite' | 'postgresql';
+
+/** The typed, validated configuration every part of the service reads (never `process.env`). */
+export interface AppConfig {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  databaseKind: DatabaseKind;
+  /** `{short_base_url}`, without a trailing slash. */
+  shortBaseUrl: string;
+  redisUrl?: string;
+  rateLimit: { windowSeconds: number; anonymous: number; token: number };
+  trustProxy: boolean;
+  logLevel: string;
+  migrateOnStart: boolean;
+  /** Entries kept in each instance's code → target cache for redirects. */
+  redirectCacheSize: number;
+  /** How often buffered click counts are written to the database. */
+  clickFlushIntervalMs: number;
+}
+
+/** Thrown for a bad environment variable; its message is the one line printed at start-up. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+const toBoolean = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  const normalized = value.trim().toLowerCase();
+  if (['true', '1', 'yes', 'on'].includes(normalized)) return true;
+  if (['false', '0', 'no', 'off', ''].includes(normalized)) return false;
+  return value;
+};
+
+// Strict integer parsing: "12abc" or "1.5" must be refused, not silently truncated.
+const toInteger = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** The environment as it may be given; every variable is optional. */
+class EnvironmentVariables {
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(65535)
+  PORT?: number;
+
+  @IsOptional() @IsString()
+  HOST?: string;
+
+  @IsOptional() @Matches(/^(file:|postgres:\/\/|postgresql:\/\/)/, {
+    message: 'must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)',
+  })
+  DATABASE_URL?: string;
+
+  @IsOptional() @Matches(/^https?:\/\/[^/\s?#]+(\/[^\s?#]*[^/\s?#])?$/, {
+    message: 'must be an absolute http(s) URL without a trailing slash, query or fragment',
+  })
+  SHORT_BASE_URL?: string;
+
+  @IsOptional() @Matches(/^rediss?:\/\//, { message: 'must start with redis:// or rediss://' })
+  REDIS_URL?: string;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(86400)
+  RATE_LIMIT_WINDOW_SECONDS?: number;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1)
+  RATE_LIMIT_ANONYMOUS?: number;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(1)
+  RATE_LIMIT_TOKEN?: number;
+
+  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  TRUST_PROXY?: boolean;
+
+  @IsOptional() @IsIn(LOG_LEVELS)
+  LOG_LEVEL?: string;
+
+  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  MIGRATE_ON_START?: boolean;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0)
+  REDIRECT_CACHE_SIZE?: number;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(10) @Max(60000)
+  CLICK_FLUSH_INTERVAL_MS?: number;
+}
+
+/** The variables read; anything else in the environment is ignored. */
+const VARIABLES = [
+  'PORT',
+  'HOST',
+  'DATABASE_URL',
+  'SHORT_BASE_URL',
+  'REDIS_URL',
+  'RATE_LIMIT_WINDOW_SECONDS',
+  'RATE_LIMIT_ANONYMOUS',
+  'RATE_LIMIT_TOKEN',
+  'TRUST_PROXY',
+  'LOG_LEVEL',
+  'MIGRATE_ON_START',
+  'REDIRECT_CACHE_SIZE',
+  'CLICK_FLUSH_INTERVAL_MS',
+] as const satisfies readonly (keyof EnvironmentVariables)[];
+
+export function databaseKindOf(url: string): DatabaseKind {
+  if (url.startsWith('file:')) return 'sqlite';
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return 'postgresql';
+  throw new ConfigError(`Invalid configuration: DATABASE_URL has an unknown scheme (use file: or postgresql://)`);
+}
+
+/**
+ * Reads and validates the environment. Empty strings count as unset, so `PORT= npm start`
+ * behaves like no PORT at all.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
+  const given = Object.fromEntries(
+    VARIABLES.flatMap((key) => {
+      const value = env[key];
+      return value === undefined || value.trim() === '' ? [] : [[key, value]];
+    }),
+  );
+  const parsed = plainToInstance(EnvironmentVariables, given);
+  const [error] = validateSync(parsed, { forbidUnknownValues: false });
+  if (error) {
+    const reason = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
+    const shown = JSON.stringify(String(given[error.property]));
+    throw new ConfigError(
+      `Invalid configuration: ${error.property}=${shown} ${reason.replace(`${error.property} `, '')}`,
+    );
+  }
+
+  const port = parsed.PORT ?? 3000;
+  const databaseUrl = parsed.DATABASE_URL ?? 'file:./data/shortlink.db';
+  return {
+    port,
+    host: parsed.HOST ?? '0.0.0.0',
+    databaseUrl,
+    databaseKind: databaseKindOf(databaseUrl),
+    shortBaseUrl: parsed.SHORT_BASE_URL ?? `http://localhost:${port}`,
+    redisUrl: parsed.REDIS_URL,
+    rateLimit: {
+      windowSeconds: parsed.RATE_LIMIT_WINDOW_SECONDS ?? 60,
+      anonymous: parsed.RATE_LIMIT_ANONYMOUS ?? 60,
+      token: parsed.RATE_LIMIT_TOKEN ?? 600,
+    },
+    trustProxy: parsed.TRUST_PROXY ?? false,
+    logLevel: parsed.LOG_LEVEL ?? 'info',
+    migrateOnStart: parsed.MIGRATE_ON_START ?? true,
+    redirectCacheSize: parsed.REDIRECT_CACHE_SIZE ?? 100_000,
+    clickFlushIntervalMs: parsed.CLICK_FLUSH_INTERVAL_MS ?? 1000,
+  };
+}

@@ -1,0 +1,32 @@
+import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.tokens.js';
+import { createDatabaseClient, tuneSqlite } from './prisma-client.factory.js';
+import { PrismaService } from './prisma.service.js';
+
+@Global()
+@Module({
+  providers: [
+    {
+      provide: PrismaService,
+      inject: [APP_CONFIG],
+      useFactory: async (config: AppConfig) => {
+        const client = createDatabaseClient(config.databaseKind, config.databaseUrl);
+        if (config.databaseKind === 'sqlite') await tuneSqlite(client);
+        return client;
+      },
+    },
+  ],
+  exports: [PrismaService],
+})
+export class DatabaseModule implements OnApplicationShutdown {
+  private readonly logger = new Logger(DatabaseModule.name);
+
+  constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
+
+  // Runs after the HTTP server has stopped and in-flight requests (and click flushes) are done.
+  async onApplicationShutdown(): Promise<void> {
+    await this.prisma.$disconnect();
+    this.logger.log('Database connection closed');
+  }
+}

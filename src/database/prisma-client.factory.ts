@@ -1,0 +1,46 @@
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import { PrismaPg } from '@prisma/adapter-pg';
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { PrismaClient as PostgresClient } from '../generated/postgresql/client.js';
+import { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
+import type { DatabaseKind } from '../config/app-config.js';
+
+/**
+ * Both generated clients expose the same models (a test keeps the two schemas identical), so
+ * the rest of the code uses the SQLite client's type for either.
+ */
+export type DatabaseClient = InstanceType<typeof SqliteClient>;
+
+/** The path of a `file:` URL, relative paths resolved against the working directory. */
+export function sqliteFilePath(url: string): string {
+  const path = url.slice('file:'.length).replace(/^\/\/(?=\/)/, '').split('?')[0];
+  return resolve(path);
+}
+
+/**
+ * Creates the Prisma client for DATABASE_URL with the matching driver adapter. The SQLite file's
+ * folder is created on first start so `npm start` works on a fresh clone.
+ */
+export function createDatabaseClient(kind: DatabaseKind, url: string, poolSize = 10): DatabaseClient {
+  if (kind === 'sqlite') {
+    const file = sqliteFilePath(url);
+    mkdirSync(dirname(file), { recursive: true });
+    // A busy timeout lets the CLI and a running server share the file without SQLITE_BUSY.
+    return new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 5000 }) });
+  }
+  const client = new PostgresClient({
+    adapter: new PrismaPg({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 }),
+  });
+  return client as unknown as DatabaseClient;
+}
+
+/**
+ * SQLite settings applied once per connection. WAL lets redirects read while links are written;
+ * synchronous=FULL makes every acknowledged write survive a power loss, not only a crash.
+ */
+export async function tuneSqlite(client: DatabaseClient): Promise<void> {
+  await client.$queryRawUnsafe('PRAGMA journal_mode = WAL');
+  await client.$executeRawUnsafe('PRAGMA synchronous = FULL');
+  await client.$executeRawUnsafe('PRAGMA foreign_keys = ON');
+}

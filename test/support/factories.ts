@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import { AccountsService } from '../../src/accounts/accounts.service.js';
+import { SCOPES, type Scope } from '../../src/auth/scopes.js';
+import { TokensService } from '../../src/tokens/tokens.service.js';
+import type { TestApp } from './test-app.js';
+
+export interface TestAccount {
+  accountId: string;
+  email: string;
+  token: string;
+  tokenId: string;
+  /** Headers carrying the token, in either accepted form. */
+  apiKey: { 'x-api-key': string };
+  bearer: { authorization: string };
+}
+
+/** An account with one token (both scopes unless told otherwise), made through the services. */
+export async function createAccountWithToken(testApp: TestApp, scopes: Scope[] = [...SCOPES]): Promise<TestAccount> {
+  const email = `user-${randomBytes(4).toString('hex')}@example.test`;
+  const account = await testApp.app.get(AccountsService).create(email);
+  const { token, view } = await testApp.app.get(TokensService).create(account.id, 'test', scopes);
+  return {
+    accountId: account.id,
+    email,
+    token,
+    tokenId: view.id,
+    apiKey: { 'x-api-key': token },
+    bearer: { authorization: `Bearer ${token}` },
+  };
+}
