@@ -108,11 +108,13 @@ function createAdapterFactory({ url, shadowDatabaseUrl, baseDir }) {
     kind === 'sqlite'
       ? sqliteAdapterFactory(url, shadowDatabaseUrl, baseDir, track)
       : postgresAdapterFactory(url, shadowDatabaseUrl, track);
+  // The engine calls the factory's methods unbound and expects results wrapped the way
+  // driver-adapter-utils does it for Prisma Client.
+  const bound = bindMigrationAwareSqlAdapterFactory(factory);
   return {
     kind,
-    // The engine calls the factory's methods unbound and expects results wrapped the way
-    // driver-adapter-utils does it for Prisma Client.
-    factory: bindMigrationAwareSqlAdapterFactory(factory),
+    factory: bound,
+    errorRegistry: bound.errorRegistry,
     closeAll: async () => {
       await Promise.allSettled([...open].map((dispose) => dispose()));
     },
@@ -128,8 +130,14 @@ function createAdapterFactory({ url, shadowDatabaseUrl, baseDir }) {
  */
 function sqliteAdapterFactory(url, shadowDatabaseUrl, baseDir, track) {
   const file = (/** @type {string} */ u) => (u === 'file::memory:' ? ':memory:' : sqliteFilePath(u, baseDir));
+  // The engine connects as soon as it is created, even for commands that never touch the
+  // database (`migrate diff --from-empty --to-schema …`), and an exception there is never
+  // reported. A database that does not exist is an empty one: stand in an in-memory database
+  // rather than create files. Commands that write (migrate dev/deploy/reset, db push) have the
+  // CLI create the database first (`cli create-database`), so they always find the file.
+  const main = existsSync(file(url)) ? file(url) : ':memory:';
   const adapterFactory = new PrismaBetterSqlite3(
-    { url: file(url) },
+    { url: main },
     { shadowDatabaseUrl: shadowDatabaseUrl ? file(shadowDatabaseUrl) : undefined },
   );
   /** @param {SqlDriverAdapter} adapter */
@@ -375,6 +383,8 @@ export class SchemaEngineSession {
   #engine;
   /** @type {(() => Promise<void>) | undefined} */
   #closeConnections;
+  /** @type {import('@prisma/driver-adapter-utils').ErrorRegistry | undefined} */
+  #errorRegistry;
   /** @type {'sqlite' | 'postgresql'} */
   kind;
   /** Whether devDiagnostic has run on the current engine (see `#ensureDiagnosed`). */
@@ -399,8 +409,9 @@ export class SchemaEngineSession {
 
   async #start() {
     await loadWasm();
-    const { factory, closeAll } = createAdapterFactory(this.options);
+    const { factory, closeAll, errorRegistry } = createAdapterFactory(this.options);
     this.#closeConnections = closeAll;
+    this.#errorRegistry = errorRegistry;
     this.#diagnosed = false;
     this.#engine = await glue.SchemaEngine.new(
       { datamodels: this.options.datamodels.length > 0 ? this.options.datamodels : undefined },
@@ -429,6 +440,29 @@ export class SchemaEngineSession {
    * @returns {Promise<unknown>}
    */
   async request(method, params) {
+    try {
+      return await this.#dispatch(method, params);
+    } catch (error) {
+      throw this.originalError(error);
+    }
+  }
+
+  /**
+   * Exceptions thrown inside the driver adapter reach us as "External error id#N"; the real
+   * error (e.g. "directory does not exist") is in the adapter's error registry.
+   * @param {unknown} error
+   */
+  originalError(error) {
+    const id = /External error id#(\d+)/.exec(String(/** @type {Error} */ (error)?.message))?.[1];
+    const original = id === undefined ? undefined : this.#errorRegistry?.consumeError(Number(id))?.error;
+    return original ?? error;
+  }
+
+  /**
+   * @param {string} method
+   * @param {any} params
+   */
+  async #dispatch(method, params) {
     switch (method) {
       case 'getDatabaseVersion':
         return this.engine.version();
