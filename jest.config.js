@@ -1,4 +1,6 @@
 // Jest runs the TypeScript sources as native ES modules (NestJS 12 is ESM-only), compiled by SWC.
+// Run with NODE_OPTIONS=--experimental-vm-modules (see the npm "test" script).
+
 /**
  * CommonJS dependencies that `require()` an ESM-only package fail under Jest on Node 20 (Node
  * itself allows it). Jest compiles just those packages to CommonJS instead.
@@ -6,7 +8,7 @@
 const ESM_ONLY_REQUIRED_FROM_CJS = ['content-disposition', 'cookie'];
 
 /** @type {import('jest').Config} */
-export default {
+const base = {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
@@ -19,6 +21,28 @@ export default {
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY_REQUIRED_FROM_CJS.join('|')})/)`],
   // Sources import siblings as './x.js' (NodeNext); map them back to the .ts file.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
-  testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts', '<rootDir>/test/**/*.spec.ts'],
+};
+
+/**
+ * Three projects: unit specs (and tests that manage their own databases) run once; the
+ * end-to-end specs (`*.e2e-spec.ts`) run twice, on a fresh SQLite and a fresh PostgreSQL database.
+ */
+/** @type {import('jest').Config} */
+export default {
   testTimeout: 60000,
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'] },
+    {
+      ...base,
+      displayName: 'sqlite',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      setupFiles: ['<rootDir>/test/support/use-sqlite.ts'],
+    },
+    {
+      ...base,
+      displayName: 'postgresql',
+      testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
+      setupFiles: ['<rootDir>/test/support/use-postgresql.ts'],
+    },
+  ],
 };
