@@ -69,10 +69,8 @@ export function toProblem(exception: unknown): Problem & { isServerFault: boolea
   if (exception instanceof HttpException) {
     const status = exception.getStatus();
     const response = exception.getResponse();
-    const message =
-      typeof response === 'string'
-        ? response
-        : String((response as { message?: unknown }).message ?? exception.message);
+    const raw = typeof response === 'string' ? response : (response as { message?: unknown }).message;
+    const message = Array.isArray(raw) ? raw.join('; ') : typeof raw === 'string' ? raw : exception.message;
     return { ...problem(status, errorNameForStatus(status), message), isServerFault: status >= 500 };
   }
   if (isDatabaseUnavailable(exception)) {
