@@ -125,7 +125,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   const parsed = plainToInstance(EnvironmentVariables, given);
   const [error] = validateSync(parsed, { forbidUnknownValues: false });
   if (error) {
-    const reason = Object.values(error.constraints ?? {})[0] ?? 'is invalid';
+    const constraints = error.constraints ?? {};
+    // "abc" also fails @Min/@Max; "must be an integer" is the reason worth showing.
+    const reason = constraints.isInt ?? Object.values(constraints)[0] ?? 'is invalid';
     const shown = JSON.stringify(String(given[error.property]));
     throw new ConfigError(
       `Invalid configuration: ${error.property}=${shown} ${reason.replace(`${error.property} `, '')}`,

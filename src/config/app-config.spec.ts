@@ -1,0 +1,132 @@
+import { ConfigError, databaseKindOf, loadConfig } from './app-config.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults when nothing is set', () => {
+    const sut = loadConfig({});
+
+    expect(sut).toEqual({
+      port: 3000,
+      host: '0.0.0.0',
+      databaseUrl: 'file:./data/shortlink.db',
+      databaseKind: 'sqlite',
+      shortBaseUrl: 'http://localhost:3000',
+      redisUrl: undefined,
+      rateLimit: { windowSeconds: 60, anonymous: 60, token: 600 },
+      trustProxy: false,
+      logLevel: 'info',
+      migrateOnStart: true,
+      redirectCacheSize: 100_000,
+      clickFlushIntervalMs: 1000,
+    });
+  });
+
+  it('derives SHORT_BASE_URL from PORT when it is not set', () => {
+    expect(loadConfig({ PORT: '8080' }).shortBaseUrl).toBe('http://localhost:8080');
+  });
+
+  it('reads every variable', () => {
+    const sut = loadConfig({
+      PORT: '8080',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'postgresql://user@db:5432/shortlink',
+      SHORT_BASE_URL: 'https://sho.rt',
+      REDIS_URL: 'redis://cache:6379',
+      RATE_LIMIT_WINDOW_SECONDS: '30',
+      RATE_LIMIT_ANONYMOUS: '5',
+      RATE_LIMIT_TOKEN: '50',
+      TRUST_PROXY: 'true',
+      LOG_LEVEL: 'debug',
+      MIGRATE_ON_START: 'false',
+      REDIRECT_CACHE_SIZE: '0',
+      CLICK_FLUSH_INTERVAL_MS: '250',
+    });
+
+    expect(sut).toEqual({
+      port: 8080,
+      host: '127.0.0.1',
+      databaseUrl: 'postgresql://user@db:5432/shortlink',
+      databaseKind: 'postgresql',
+      shortBaseUrl: 'https://sho.rt',
+      redisUrl: 'redis://cache:6379',
+      rateLimit: { windowSeconds: 30, anonymous: 5, token: 50 },
+      trustProxy: true,
+      logLevel: 'debug',
+      migrateOnStart: false,
+      redirectCacheSize: 0,
+      clickFlushIntervalMs: 250,
+    });
+  });
+
+  it('accepts postgres:// as well as postgresql://, and a path below the short base URL', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://db/x' }).databaseKind).toBe('postgresql');
+    expect(loadConfig({ SHORT_BASE_URL: 'https://example.com/s' }).shortBaseUrl).toBe('https://example.com/s');
+  });
+
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ PORT: '', LOG_LEVEL: '  ' })).toMatchObject({ port: 3000, logLevel: 'info' });
+  });
+
+  it('ignores variables it does not know', () => {
+    expect(() => loadConfig({ SOMETHING_ELSE: 'x' })).not.toThrow();
+  });
+
+  it.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['PORT', '12abc'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['DATABASE_URL', 'shortlink.db'],
+    ['SHORT_BASE_URL', 'https://sho.rt/'],
+    ['SHORT_BASE_URL', 'sho.rt'],
+    ['SHORT_BASE_URL', 'ftp://sho.rt'],
+    ['SHORT_BASE_URL', 'https://sho.rt/?x=1'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['RATE_LIMIT_WINDOW_SECONDS', '0'],
+    ['RATE_LIMIT_WINDOW_SECONDS', 'abc'],
+    ['RATE_LIMIT_ANONYMOUS', '0'],
+    ['RATE_LIMIT_ANONYMOUS', 'abc'],
+    ['RATE_LIMIT_TOKEN', '0'],
+    ['RATE_LIMIT_TOKEN', 'abc'],
+    ['TRUST_PROXY', 'maybe'],
+    ['LOG_LEVEL', 'loud'],
+    ['MIGRATE_ON_START', 'sometimes'],
+    ['REDIRECT_CACHE_SIZE', '-5'],
+    ['CLICK_FLUSH_INTERVAL_MS', '5'],
+  ])('refuses %s=%s with one line naming the variable', (variable, value) => {
+    let thrown: unknown;
+    try {
+      loadConfig({ [variable]: value });
+    } catch (error) {
+      thrown = error;
+    }
+
+    expect(thrown).toBeInstanceOf(ConfigError);
+    const message = (thrown as ConfigError).message;
+    expect(message).toContain(`${variable}=`);
+    expect(message).toContain(JSON.stringify(value));
+    expect(message).not.toContain('\n');
+  });
+
+  it.each([
+    ['PORT', 'abc', 'Invalid configuration: PORT="abc" must be an integer number'],
+    ['PORT', '70000', 'Invalid configuration: PORT="70000" must not be greater than 65535'],
+    ['RATE_LIMIT_TOKEN', '0', 'Invalid configuration: RATE_LIMIT_TOKEN="0" must not be less than 1'],
+    ['TRUST_PROXY', 'maybe', 'Invalid configuration: TRUST_PROXY="maybe" must be a boolean value'],
+  ])('explains why %s=%s is refused', (variable, value, message) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(new ConfigError(message));
+  });
+});
+
+describe('databaseKindOf', () => {
+  it('maps the URL scheme to the database kind', () => {
+    expect(databaseKindOf('file:./x.db')).toBe('sqlite');
+    expect(databaseKindOf('postgresql://h/db')).toBe('postgresql');
+  });
+
+  it('refuses other schemes with a ConfigError naming DATABASE_URL', () => {
+    expect(() => databaseKindOf('mysql://h/db')).toThrow(ConfigError);
+    expect(() => databaseKindOf('mysql://h/db')).toThrow(/DATABASE_URL/);
+  });
+});
