@@ -444,6 +444,9 @@ export class SchemaEngineSession {
       return await this.#dispatch(method, params);
     } catch (error) {
       throw this.originalError(error);
+    } finally {
+      // What devDiagnostic computed is stale once anything else ran (see #ensureDiagnosed).
+      if (method !== 'devDiagnostic' && method !== 'evaluateDataLoss') this.#diagnosed = false;
     }
   }
 
@@ -532,7 +535,8 @@ export class SchemaEngineSession {
 
   /**
    * evaluateDataLoss and createMigration read state that only devDiagnostic computes in the wasm
-   * engine; `migrate dev` does not always call it first on the same engine (e.g. after a reset).
+   * engine, and `migrate dev` calls them after applyMigrations or reset, which leave it stale
+   * ("SQLite shadow DB must be provided through an external factory").
    * @param {{ migrationsList: MigrationList, filters?: typeof NO_FILTERS }} params
    */
   async #ensureDiagnosed(params) {

@@ -1,0 +1,112 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { databaseKind } from '../../prisma/engine/database-url.js';
+import {
+  createDatabase,
+  probeDatabase,
+  readMigrations,
+  SchemaEngineSession,
+} from '../../prisma/engine/wasm-engine.js';
+
+export interface PrepareDatabaseOptions {
+  /** Apply pending migrations (true) or refuse to start while some are pending (false). */
+  migrateOnStart: boolean;
+  log: (message: string) => void;
+}
+
+const NO_FILTERS = { externalTables: [], externalEnums: [] };
+
+/**
+ * Makes the database ready before the app's Prisma client touches it: creates the SQLite file or
+ * the PostgreSQL database if missing, then applies the committed migrations with the same
+ * (WebAssembly) schema engine as `prisma migrate deploy`, in this process. With
+ * `migrateOnStart: false` it only checks, and throws while migrations are pending.
+ *
+ * Instances starting together on one PostgreSQL database are safe: the engine holds a
+ * PostgreSQL advisory lock while migrating, so the others wait, then find nothing to apply.
+ * Every connection opened here is closed before this resolves: that releases the lock, and the
+ * SQLite file is no longer held by a second connection.
+ */
+export async function prepareDatabase(databaseUrl: string, options: PrepareDatabaseOptions): Promise<void> {
+  const kind = databaseKind(databaseUrl);
+  const problem = await probeDatabase(databaseUrl);
+  if (problem?.code === 'P1003') {
+    const name = await createDatabase(databaseUrl);
+    options.log(`Created ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} database ${name}`);
+  } else if (problem) {
+    throw new Error(`Cannot connect to the database: ${problem.message}`);
+  }
+
+  const migrationsList = await readMigrations(migrationsDirectory(kind));
+  const session = await SchemaEngineSession.open({ url: databaseUrl });
+  try {
+    if (options.migrateOnStart) {
+      const { appliedMigrationNames } = (await session.request('applyMigrations', {
+        migrationsList,
+        filters: NO_FILTERS,
+      })) as { appliedMigrationNames: string[] };
+      options.log(
+        appliedMigrationNames.length > 0
+          ? `Applied migrations: ${appliedMigrationNames.join(', ')}`
+          : 'Database schema is up to date',
+      );
+      return;
+    }
+    const pending = await pendingMigrations(session, migrationsList);
+    if (pending.length > 0) {
+      throw new Error(
+        `The database has ${pending.length} pending migration(s): ${pending.join(', ')}. ` +
+          'Run `npx prisma migrate deploy` (with the same DATABASE_URL), or start with MIGRATE_ON_START=true.',
+      );
+    }
+    options.log('Database schema is up to date');
+  } finally {
+    await session.close();
+  }
+}
+
+type MigrationList = Awaited<ReturnType<typeof readMigrations>>;
+
+interface HistoryDiagnosis {
+  hasMigrationsTable: boolean;
+  history:
+    | { diagnostic: 'databaseIsBehind'; unappliedMigrationNames: string[] }
+    | { diagnostic: 'historiesDiverge'; unappliedMigrationNames: string[] }
+    | { diagnostic: 'migrationsDirectoryIsBehind' }
+    | null;
+}
+
+async function pendingMigrations(session: SchemaEngineSession, migrationsList: MigrationList): Promise<string[]> {
+  const all = migrationsList.migrationDirectories.map((migration) => migration.path);
+  let diagnosis: HistoryDiagnosis;
+  try {
+    diagnosis = (await session.request('diagnoseMigrationHistory', {
+      migrationsList,
+      optInToShadowDatabase: false,
+      filters: NO_FILTERS,
+    })) as HistoryDiagnosis;
+  } catch (error) {
+    // No `_prisma_migrations` table (P1014 from the wasm engine on SQLite): nothing applied yet.
+    if ((error as { code?: string }).code === 'P1014') return all;
+    throw error;
+  }
+  if (!diagnosis.hasMigrationsTable) return all;
+  const history = diagnosis.history;
+  return history && 'unappliedMigrationNames' in history ? history.unappliedMigrationNames : [];
+}
+
+/**
+ * `prisma/<kind>/migrations` of the project. This file runs from `src/database` (tests) and from
+ * `dist/src/database` (after `nest build`, which does not copy the SQL files), so look upwards
+ * for the folder that holds package.json.
+ */
+function migrationsDirectory(kind: 'sqlite' | 'postgresql'): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error('Cannot find the project folder (with package.json) above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+  return join(dir, 'prisma', kind, 'migrations');
+}

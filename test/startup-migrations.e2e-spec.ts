@@ -1,0 +1,150 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { prepareDatabase } from '../src/database/startup-migrations.js';
+
+const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+const committedMigrations = (kind: string) =>
+  readdirSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'prisma', kind, 'migrations'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+
+/**
+ * Each Jest project (see jest.config.js) sets TEST_DATABASE and covers its own kind; run
+ * outside those projects, the file covers both.
+ */
+const describeOn = (kind: 'sqlite' | 'postgresql') =>
+  (process.env.TEST_DATABASE ?? kind) === kind ? describe : describe.skip;
+
+async function withPg<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+describe('prepareDatabase', () => {
+  const messages: string[] = [];
+  const options = (migrateOnStart: boolean) => ({ migrateOnStart, log: (message: string) => messages.push(message) });
+
+  beforeEach(() => {
+    messages.length = 0;
+  });
+
+  describeOn('sqlite')('on SQLite', () => {
+    let dir: string;
+    let url: string;
+    const tables = () => {
+      const db = new Database(join(dir, 'nested', 'app.db'));
+      try {
+        return {
+          names: db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all(),
+          migrations: db.prepare('SELECT migration_name FROM _prisma_migrations').pluck().all(),
+        };
+      } finally {
+        db.close();
+      }
+    };
+
+    beforeEach(() => {
+      dir = mkdtempSync(join(tmpdir(), 'shortlink-startup-'));
+      url = `file:${join(dir, 'nested', 'app.db')}`;
+    });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('creates the file and its folder, applies the migrations, and is a no-op the second time', async () => {
+      await prepareDatabase(url, options(true));
+      expect(tables()).toEqual({
+        names: ['_prisma_migrations', 'accounts', 'api_tokens', 'links'],
+        migrations: committedMigrations('sqlite'),
+      });
+      expect(messages.join('\n')).toMatch(/Applied migrations: .*_init/);
+
+      messages.length = 0;
+      await prepareDatabase(url, options(true));
+      expect(messages).toEqual(['Database schema is up to date']);
+      expect(tables().migrations).toEqual(committedMigrations('sqlite'));
+    });
+
+    it('refuses to start with pending migrations when MIGRATE_ON_START is false, naming the command', async () => {
+      await expect(prepareDatabase(url, options(false))).rejects.toThrow(
+        /pending migration\(s\): \d+_init.*npx prisma migrate deploy/,
+      );
+    });
+
+    it('starts without migrating when MIGRATE_ON_START is false and nothing is pending', async () => {
+      await prepareDatabase(url, options(true));
+      await expect(prepareDatabase(url, options(false))).resolves.toBeUndefined();
+    });
+
+    it('releases the file: the database can be deleted right after', async () => {
+      await prepareDatabase(url, options(true));
+      const db = new Database(join(dir, 'nested', 'app.db'));
+      // An exclusive lock succeeds only when no other connection holds the file.
+      db.exec('BEGIN EXCLUSIVE; COMMIT;');
+      db.close();
+    });
+  });
+
+  describeOn('postgresql')('on PostgreSQL', () => {
+    let name: string;
+    let url: string;
+
+    beforeEach(() => {
+      name = `shortlink_startup_${randomBytes(5).toString('hex')}`;
+      const parsed = new URL(ADMIN_URL);
+      parsed.pathname = `/${name}`;
+      url = parsed.toString();
+    });
+    afterEach(() => withPg(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)));
+
+    const appliedMigrations = () =>
+      withPg(url, async (client) => {
+        const { rows } = await client.query<{ migration_name: string }>(
+          'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY 1',
+        );
+        return rows.map((row) => row.migration_name);
+      });
+
+    it('creates the database, applies the migrations, and is a no-op the second time', async () => {
+      await prepareDatabase(url, options(true));
+      expect(messages[0]).toBe(`Created PostgreSQL database ${name}`);
+      expect(await appliedMigrations()).toEqual(committedMigrations('postgresql'));
+      const tables = await withPg(url, async (client) =>
+        (await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).rows.map(
+          (row: { tablename: string }) => row.tablename,
+        ),
+      );
+      expect(tables).toEqual(['_prisma_migrations', 'accounts', 'api_tokens', 'links']);
+
+      messages.length = 0;
+      await prepareDatabase(url, options(true));
+      expect(messages).toEqual(['Database schema is up to date']);
+    });
+
+    it('refuses to start with pending migrations when MIGRATE_ON_START is false', async () => {
+      await expect(prepareDatabase(url, options(false))).rejects.toThrow(/pending.*npx prisma migrate deploy/);
+    });
+
+    it('lets two instances start at once on one fresh database', async () => {
+      await Promise.all([prepareDatabase(url, options(true)), prepareDatabase(url, options(true))]);
+      expect(await appliedMigrations()).toEqual(committedMigrations('postgresql'));
+    });
+
+    it('closes its connection, which releases the migration lock', async () => {
+      await prepareDatabase(url, options(true));
+      const others = await withPg(ADMIN_URL, async (client) =>
+        Number((await client.query('SELECT count(*) FROM pg_stat_activity WHERE datname = $1', [name])).rows[0].count),
+      );
+      expect(others).toBe(0);
+    });
+  });
+});
