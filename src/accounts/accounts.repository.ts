@@ -11,8 +11,14 @@ export interface AccountRecord {
 export class AccountsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(email: string): Promise<AccountRecord> {
-    return this.prisma.account.create({ data: { email } });
+  /** Creates the account; null when the e-mail address is taken (also by a concurrent create). */
+  async create(email: string): Promise<AccountRecord | null> {
+    try {
+      return await this.prisma.account.create({ data: { email } });
+    } catch (error) {
+      if ((error as { code?: string }).code === 'P2002') return null;
+      throw error;
+    }
   }
 
   findByEmail(email: string): Promise<AccountRecord | null> {

@@ -7,7 +7,9 @@ export interface AccountView {
   created_at: string;
 }
 
-export class AccountExistsError extends Error {}
+export class AccountExistsError extends Error {
+  override name = 'AccountExistsError';
+}
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -27,8 +29,9 @@ export class AccountsService {
   async create(email: string): Promise<AccountView> {
     const normalized = normalizeEmail(email);
     if (!EMAIL.test(normalized)) throw new RangeError(`Not an e-mail address: ${email}`);
-    if (await this.accounts.findByEmail(normalized)) throw new AccountExistsError(`An account for ${normalized} already exists`);
-    return toAccountView(await this.accounts.create(normalized));
+    const account = await this.accounts.create(normalized);
+    if (!account) throw new AccountExistsError(`An account for ${normalized} already exists`);
+    return toAccountView(account);
   }
 
   async findByEmail(email: string): Promise<AccountView | null> {

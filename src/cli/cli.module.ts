@@ -1,0 +1,17 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AccountsModule } from '../accounts/accounts.module.js';
+import type { AppConfig } from '../config/app-config.js';
+import { ConfigModule } from '../config/config.module.js';
+import { DatabaseModule } from '../database/database.module.js';
+import { TokensModule } from '../tokens/tokens.module.js';
+
+/** What the command-line tool needs: configuration, the database and the two services, no HTTP. */
+@Module({})
+export class CliModule {
+  static forRoot(config: AppConfig): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [ConfigModule.forRoot(config), DatabaseModule, AccountsModule, TokensModule],
+    };
+  }
+}

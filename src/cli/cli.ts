@@ -1,0 +1,165 @@
+import type { INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Command, CommanderError } from 'commander';
+import { AccountExistsError, AccountsService } from '../accounts/accounts.service.js';
+import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
+import { ConfigError, loadConfig } from '../config/app-config.js';
+import { prepareDatabase } from '../database/startup-migrations.js';
+import { TokensService } from '../tokens/tokens.service.js';
+import { CliModule } from './cli.module.js';
+
+/** A problem the user can fix: printed as one line on stderr, exit status 1, no stack trace. */
+export class CliError extends Error {
+  override name = 'CliError';
+}
+
+/** Where the commands write: stdout carries only results, so they can be piped or captured. */
+export interface CliOutput {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+const processOutput: CliOutput = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+export function parseScopes(list: string): Scope[] {
+  const given = list
+    .split(',')
+    .map((scope) => scope.trim())
+    .filter((scope) => scope !== '');
+  const unknown = given.filter((scope) => !isScope(scope));
+  if (unknown.length > 0) {
+    throw new CliError(`Unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; valid scopes: ${SCOPES.join(', ')}`);
+  }
+  if (given.length === 0) throw new CliError(`--scopes needs at least one of: ${SCOPES.join(', ')}`);
+  return [...new Set(given)] as Scope[];
+}
+
+/**
+ * Runs one command against the configured database. The Nest context holds only the database
+ * and the services; its logger is off so stdout stays machine-readable.
+ */
+async function withServices<T>(env: NodeJS.ProcessEnv | undefined, output: CliOutput, work: (context: INestApplicationContext) => Promise<T>): Promise<T> {
+  const config = loadConfig(env);
+  // Same start-up path as the server, so a fresh install can create its first account before
+  // the first `npm start`.
+  try {
+    await prepareDatabase(config.databaseUrl, {
+      migrateOnStart: config.migrateOnStart,
+      // Creating the database or applying migrations is worth a line; "up to date" on every command is not.
+      log: (message) => {
+        if (!message.includes('up to date')) output.err(`shortlink: ${message}\n`);
+      },
+    });
+  } catch (error) {
+    // Unreachable database, pending migrations with MIGRATE_ON_START=false: the message says it all.
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  }
+  const context = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
+    logger: false,
+    abortOnError: false,
+  });
+  try {
+    return await work(context);
+  } finally {
+    await context.close();
+  }
+}
+
+async function findAccountId(context: INestApplicationContext, email: string): Promise<string> {
+  const account = await context.get(AccountsService).findByEmail(email);
+  if (!account) throw new CliError(`No account for ${email}; create it with: shortlink account create ${email}`);
+  return account.id;
+}
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** `env` defaults to the process environment (read by loadConfig); tests may pass their own. */
+export function buildProgram(env?: NodeJS.ProcessEnv, output: CliOutput = processOutput): Command {
+  const program = new Command()
+    .name('shortlink')
+    .description('Manage shortlink accounts and API tokens (uses the same DATABASE_URL as the server)')
+    .configureOutput({ writeOut: output.out, writeErr: output.err })
+    .showHelpAfterError()
+    .exitOverride();
+
+  const account = program.command('account').description('Manage accounts');
+  account
+    .command('create')
+    .description('Create an account and print it as JSON')
+    .argument('<email>', 'e-mail address of the account')
+    .action(async (email: string) => {
+      await withServices(env, output, async (context) => {
+        try {
+          output.out(json(await context.get(AccountsService).create(email)));
+        } catch (error) {
+          if (error instanceof AccountExistsError || error instanceof RangeError) throw new CliError(error.message);
+          throw error;
+        }
+      });
+    });
+
+  const token = program.command('token').description('Manage API tokens');
+  token
+    .command('create')
+    .description('Create an API token and print it alone on one line (it is shown only this once)')
+    .argument('<email>', 'e-mail address of the account that owns the token')
+    .option('--name <label>', 'a label to tell tokens apart', 'default')
+    .option('--scopes <list>', `comma-separated scopes (${SCOPES.join(', ')})`, SCOPES.join(','))
+    .action(async (email: string, options: { name: string; scopes: string }) => {
+      const scopes = parseScopes(options.scopes);
+      const name = options.name.trim();
+      if (name === '' || name.length > 100) throw new CliError('--name must be 1 to 100 characters');
+      await withServices(env, output, async (context) => {
+        const accountId = await findAccountId(context, email);
+        const created = await context.get(TokensService).create(accountId, name, scopes);
+        output.out(`${created.token}\n`);
+        output.err(`shortlink: token ${created.view.id} created with scopes ${scopes.join(', ')}; store it now, it is not shown again\n`);
+      });
+    });
+
+  token
+    .command('list')
+    .description("Print an account's tokens as a JSON array (never the tokens themselves)")
+    .argument('<email>', 'e-mail address of the account')
+    .action(async (email: string) => {
+      await withServices(env, output, async (context) => {
+        const accountId = await findAccountId(context, email);
+        output.out(json(await context.get(TokensService).listForAccount(accountId)));
+      });
+    });
+
+  token
+    .command('revoke')
+    .description('Revoke a token by its id (see token list); it answers 401 at once')
+    .argument('<token-id>', 'the id of the token')
+    .action(async (id: string) => {
+      await withServices(env, output, async (context) => {
+        const revoked = await context.get(TokensService).revoke(id);
+        if (!revoked) throw new CliError(`No token with id ${id}`);
+        output.out(json(revoked));
+      });
+    });
+
+  return program;
+}
+
+/** Runs the CLI and returns its exit status; every failure the user can fix is one stderr line. */
+export async function runCli(argv: string[], env?: NodeJS.ProcessEnv, output: CliOutput = processOutput): Promise<number> {
+  try {
+    await buildProgram(env, output).parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    // Commander has already printed its own message (usage errors) or the help text.
+    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CliError || error instanceof ConfigError) {
+      output.err(`shortlink: ${error.message}\n`);
+      return 1;
+    }
+    // Anything else (database unreachable, a bug): the message first, the stack for bug reports.
+    output.err(`shortlink: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 1;
+  }
+}

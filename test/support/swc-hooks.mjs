@@ -1,0 +1,33 @@
+// Node module hooks that run the TypeScript sources directly, compiled by SWC with the same
+// .swcrc as Jest. The end-to-end specs start the CLI and the server as real child processes
+// this way, so they test the current sources without needing `npm run build` first.
+import { readFileSync } from 'node:fs';
+import { transformSync } from '@swc/core';
+
+const swcrc = JSON.parse(readFileSync(new URL('../../.swcrc', import.meta.url), 'utf8'));
+delete swcrc.$schema;
+
+export async function resolve(specifier, context, nextResolve) {
+  // Sources import siblings as './x.js' (NodeNext); on disk they are './x.ts'.
+  if (/^\.{1,2}\/.*\.js$/.test(specifier) && context.parentURL?.endsWith('.ts')) {
+    try {
+      return await nextResolve(specifier.replace(/\.js$/, '.ts'), context);
+    } catch {
+      // A real .js file next to the TypeScript source (e.g. prisma/engine); resolve it as is.
+    }
+  }
+  return nextResolve(specifier, context);
+}
+
+export async function load(url, context, nextLoad) {
+  if (!url.endsWith('.ts')) return nextLoad(url, context);
+  const source = readFileSync(new URL(url), 'utf8');
+  const { code } = transformSync(source, {
+    ...swcrc,
+    filename: new URL(url).pathname,
+    swcrc: false,
+    sourceMaps: 'inline',
+    module: { type: 'es6' },
+  });
+  return { format: 'module', source: code, shortCircuit: true };
+}
