@@ -6,6 +6,8 @@ import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { RateLimitModule } from './rate-limit/rate-limit.module.js';
+import { RedisModule } from './redis/redis.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
 import { loggerOptions } from './logging/logger.options.js';
 
@@ -18,6 +20,9 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggerModule.forRoot(loggerOptions(config)),
         DatabaseModule,
+        RedisModule,
+        // Before AuthModule: over-limit requests are refused without a token lookup.
+        RateLimitModule,
         AuthModule,
         AccountsModule,
         TokensModule,

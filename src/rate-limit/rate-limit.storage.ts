@@ -1,0 +1,69 @@
+import { Logger } from '@nestjs/common';
+import type { ThrottlerStorage } from '@nestjs/throttler';
+import type { Redis } from 'ioredis';
+import { MemoryWindows, windowRecord, type ThrottlerStorageRecord } from './fixed-window.js';
+
+/**
+ * One atomic step per request: count the hit, start the window on the first one, report the
+ * window's remaining milliseconds. `PTTL` is -1 only for a counter without expiry (first hit,
+ * or a window whose PEXPIRE never ran), so a counter can never outlive its window.
+ */
+const HIT_SCRIPT = `
+local hits = redis.call('INCR', KEYS[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl < 0 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  ttl = tonumber(ARGV[1])
+end
+return {hits, ttl}
+`;
+
+type RedisWithHit = Redis & { rateLimitHit(key: string, ttlMs: number): Promise<[number, number]> };
+
+/**
+ * The throttler's storage: counters in Redis when REDIS_URL is set, so every instance shares
+ * them; in memory otherwise. Rate limiting must never break the service, so a Redis that is
+ * down or slow sends the request to the per-instance counters instead (logged once, and once
+ * more when Redis is back).
+ */
+export class RateLimitStorage implements ThrottlerStorage {
+  private readonly logger = new Logger('RateLimit');
+  private readonly memory = new MemoryWindows();
+  private readonly redis: RedisWithHit | null;
+  private degraded = false;
+
+  constructor(redis: Redis | null) {
+    if (redis) redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    this.redis = redis as RedisWithHit | null;
+  }
+
+  /** `blockDuration` is not used: a caller over the limit is refused until the window resets. */
+  async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
+    const { hits, msLeft } = (await this.hitRedis(key, ttl)) ?? this.memory.hit(key, ttl);
+    return windowRecord(hits, msLeft, limit);
+  }
+
+  private async hitRedis(key: string, ttlMs: number): Promise<{ hits: number; msLeft: number } | undefined> {
+    if (!this.redis) return undefined;
+    // Not connected: skip the call altogether rather than build an error per request.
+    if (this.redis.status !== 'ready') return this.fallBack(`connection is ${this.redis.status}`);
+    try {
+      const [hits, msLeft] = await this.redis.rateLimitHit(key, ttlMs);
+      if (this.degraded) {
+        this.degraded = false;
+        this.logger.log('Redis is back: rate limits are shared by all instances again');
+      }
+      return { hits, msLeft };
+    } catch (error) {
+      return this.fallBack(error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private fallBack(reason: string): undefined {
+    if (!this.degraded) {
+      this.degraded = true;
+      this.logger.warn(`Redis unavailable (${reason}): rate limits are counted per instance until it returns`);
+    }
+    return undefined;
+  }
+}
