@@ -379,7 +379,7 @@ const NO_FILTERS = { externalTables: [], externalEnums: [] };
  * and parameters and smooths over the wasm engine's gaps.
  */
 export class SchemaEngineSession {
-  /** @type {WasmSchemaEngine | undefined} */
+  /** @type {Promise<WasmSchemaEngine> | undefined} */
   #engine;
   /** @type {(() => Promise<void>) | undefined} */
   #closeConnections;
@@ -402,26 +402,27 @@ export class SchemaEngineSession {
    * @param {{ url: string, shadowDatabaseUrl?: string, datamodels?: [string, string][], baseDir?: string, log?: LogSink }} options
    */
   static async open(options) {
-    const session = new SchemaEngineSession(options);
-    await session.#start();
-    return session;
-  }
-
-  async #start() {
     await loadWasm();
-    const { factory, closeAll, errorRegistry } = createAdapterFactory(this.options);
-    this.#closeConnections = closeAll;
-    this.#errorRegistry = errorRegistry;
-    this.#diagnosed = false;
-    this.#engine = await glue.SchemaEngine.new(
-      { datamodels: this.options.datamodels.length > 0 ? this.options.datamodels : undefined },
-      this.options.log,
-      factory,
-    );
+    return new SchemaEngineSession(options);
   }
 
-  get engine() {
-    if (!this.#engine) throw new Error('schema engine session is closed');
+  /**
+   * The engine is created on first use: creating it connects to the database, which some
+   * requests do not need (see #diff).
+   */
+  #getEngine() {
+    this.#engine ??= (async () => {
+      await loadWasm();
+      const { factory, closeAll, errorRegistry } = createAdapterFactory(this.options);
+      this.#closeConnections = closeAll;
+      this.#errorRegistry = errorRegistry;
+      this.#diagnosed = false;
+      return glue.SchemaEngine.new(
+        { datamodels: this.options.datamodels.length > 0 ? this.options.datamodels : undefined },
+        this.options.log,
+        factory,
+      );
+    })();
     return this.#engine;
   }
 
@@ -430,7 +431,8 @@ export class SchemaEngineSession {
     const engine = this.#engine;
     this.#engine = undefined;
     await this.#closeConnections?.();
-    engine?.free();
+    this.#closeConnections = undefined;
+    (await engine?.catch(() => undefined))?.free();
   }
 
   /**
@@ -468,7 +470,7 @@ export class SchemaEngineSession {
   async #dispatch(method, params) {
     switch (method) {
       case 'getDatabaseVersion':
-        return this.engine.version();
+        return (await this.#getEngine()).version();
       case 'createDatabase':
         return { databaseName: await createDatabase(this.options.url, this.options.baseDir) };
       case 'devDiagnostic':
@@ -479,11 +481,13 @@ export class SchemaEngineSession {
         return this.#call(method, params);
       case 'reset':
         return this.#reset(params);
+      case 'diagnoseMigrationHistory':
+        return this.#diagnoseMigrationHistory(params);
+      case 'diff':
+        return this.#diff(params);
       case 'applyMigrations':
       case 'dbExecute':
       case 'debugPanic':
-      case 'diagnoseMigrationHistory':
-      case 'diff':
       case 'ensureConnectionValidity':
       case 'introspect':
       case 'introspectSql':
@@ -500,11 +504,10 @@ export class SchemaEngineSession {
    * @param {string} method
    * @param {unknown} params
    */
-  #call(method, params) {
-    const engine = /** @type {Record<string, (params: unknown) => Promise<unknown>>} */ (
-      /** @type {unknown} */ (this.engine)
-    );
-    return engine[method].call(this.engine, params);
+  async #call(method, params) {
+    const engine = await this.#getEngine();
+    const methods = /** @type {Record<string, (params: unknown) => Promise<unknown>>} */ (/** @type {unknown} */ (engine));
+    return methods[method].call(engine, params);
   }
 
   /**
@@ -518,7 +521,7 @@ export class SchemaEngineSession {
       // where the native engine sees an empty history. Let the engine create its table by
       // applying an empty migration list, then ask again.
       if (this.kind !== 'sqlite' || /** @type {{ code?: string }} */ (error).code !== 'P1014') throw error;
-      await this.engine.applyMigrations({
+      await this.#call('applyMigrations', {
         migrationsList: { ...params.migrationsList, migrationDirectories: [] },
         filters: params.filters ?? NO_FILTERS,
       });
@@ -528,7 +531,10 @@ export class SchemaEngineSession {
 
   /** @param {{ migrationsList: MigrationList, filters?: typeof NO_FILTERS }} params */
   async #diagnose(params) {
-    const result = await this.engine.devDiagnostic({ migrationsList: params.migrationsList, filters: params.filters ?? NO_FILTERS });
+    const result = await this.#call('devDiagnostic', {
+      migrationsList: params.migrationsList,
+      filters: params.filters ?? NO_FILTERS,
+    });
     this.#diagnosed = true;
     return result;
   }
@@ -543,14 +549,52 @@ export class SchemaEngineSession {
     if (!this.#diagnosed) await this.#devDiagnostic(params);
   }
 
+  /**
+   * @param {{ migrationsList: MigrationList }} params
+   */
+  async #diagnoseMigrationHistory(params) {
+    try {
+      return await this.#call('diagnoseMigrationHistory', params);
+    } catch (error) {
+      // The SQLite P1014 of #devDiagnostic again. For a read-only command, answer what the native
+      // engine answers for a database without a migrations table: nothing applied yet.
+      if (this.kind !== 'sqlite' || /** @type {{ code?: string }} */ (error).code !== 'P1014') throw error;
+      const unapplied = params.migrationsList.migrationDirectories.map((migration) => migration.path);
+      return {
+        editedMigrationNames: [],
+        failedMigrationNames: [],
+        hasMigrationsTable: false,
+        history: unapplied.length > 0 ? { diagnostic: 'databaseIsBehind', unappliedMigrationNames: unapplied } : null,
+      };
+    }
+  }
+
+  /**
+   * A diff between schema files (`--from-empty --to-schema …`) needs no database, and the native
+   * engine does not open one; the wasm engine does, and fails when the PostgreSQL database does
+   * not exist yet. Such diffs run on a throwaway engine over an in-memory SQLite database: the
+   * engine takes the SQL dialect from the schema's provider, not from the connection.
+   * @param {import('@prisma/schema-engine-wasm').DiffParams} params
+   */
+  async #diff(params) {
+    const offline = [params.from, params.to].every((target) => target.tag === 'empty' || target.tag === 'schemaDatamodel');
+    if (!offline) return this.#call('diff', params);
+    const scratch = await SchemaEngineSession.open({ url: 'file::memory:', log: this.options.log });
+    try {
+      return await scratch.#call('diff', params);
+    } finally {
+      await scratch.close();
+    }
+  }
+
   /** @param {unknown} params */
   async #reset(params) {
     if (this.kind === 'postgresql') return this.#call('reset', params);
     // The wasm engine's SQLite reset only deletes rows. Do what the native engine does: close
-    // the connection, empty the file, and start again on the blank database.
+    // the connection, empty the file, and let the next request start on the blank database.
     await this.close();
-    truncateSync(sqliteFilePath(this.options.url, this.options.baseDir));
-    await this.#start();
+    const file = sqliteFilePath(this.options.url, this.options.baseDir);
+    if (existsSync(file)) truncateSync(file);
     return {};
   }
 }

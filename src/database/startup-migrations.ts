@@ -79,18 +79,11 @@ interface HistoryDiagnosis {
 
 async function pendingMigrations(session: SchemaEngineSession, migrationsList: MigrationList): Promise<string[]> {
   const all = migrationsList.migrationDirectories.map((migration) => migration.path);
-  let diagnosis: HistoryDiagnosis;
-  try {
-    diagnosis = (await session.request('diagnoseMigrationHistory', {
-      migrationsList,
-      optInToShadowDatabase: false,
-      filters: NO_FILTERS,
-    })) as HistoryDiagnosis;
-  } catch (error) {
-    // No `_prisma_migrations` table (P1014 from the wasm engine on SQLite): nothing applied yet.
-    if ((error as { code?: string }).code === 'P1014') return all;
-    throw error;
-  }
+  const diagnosis = (await session.request('diagnoseMigrationHistory', {
+    migrationsList,
+    optInToShadowDatabase: false,
+    filters: NO_FILTERS,
+  })) as HistoryDiagnosis;
   if (!diagnosis.hasMigrationsTable) return all;
   const history = diagnosis.history;
   return history && 'unappliedMigrationNames' in history ? history.unappliedMigrationNames : [];

@@ -1,0 +1,195 @@
+// The real Prisma CLI commands, run the way a developer runs them, on the WebAssembly schema
+// engine that prisma.config.ts selects (no PRISMA_SCHEMA_ENGINE_BINARY in the environment, and
+// an engines mirror that cannot answer, so any download attempt fails the test).
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+type Kind = 'sqlite' | 'postgresql';
+
+/** See startup-migrations.e2e-spec.ts: each Jest project covers the kind it sets. */
+const describeOn = (kind: Kind) => ((process.env.TEST_DATABASE ?? kind) === kind ? describe : describe.skip);
+
+function prisma(args: string[], databaseUrl: string) {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    PRISMA_ENGINES_MIRROR: 'http://127.0.0.1:9',
+    CHECKPOINT_DISABLE: '1',
+  };
+  delete env.PRISMA_SCHEMA_ENGINE_BINARY;
+  delete env.SHADOW_DATABASE_URL;
+  delete env.NODE_OPTIONS; // Jest's --experimental-vm-modules is not for the CLI
+  const run = spawnSync('npx', ['prisma', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr, output: run.stdout + run.stderr };
+}
+
+const committedMigrations = (kind: Kind) =>
+  readdirSync(join(ROOT, 'prisma', kind, 'migrations'), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name)
+    .sort();
+
+/** A database of one kind that the CLI has not seen yet, and plain SQL access to it. */
+interface Target {
+  url: string;
+  query(sql: string): Promise<Record<string, unknown>[]>;
+  drop(): Promise<void>;
+}
+
+function sqliteTarget(dir: string, name: string): Target {
+  const file = join(dir, `${name}.db`);
+  return {
+    url: `file:${file}`,
+    query: async (sql) => {
+      const db = new Database(file);
+      try {
+        const statement = db.prepare(sql);
+        return statement.reader ? (statement.all() as Record<string, unknown>[]) : (statement.run(), []);
+      } finally {
+        db.close();
+      }
+    },
+    drop: async () => rmSync(file, { force: true }),
+  };
+}
+
+function postgresTarget(name: string): Target {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const withClient = async <T>(connectionString: string, work: (client: pg.Client) => Promise<T>) => {
+    const client = new pg.Client({ connectionString });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  };
+  return {
+    url: url.toString(),
+    query: (sql) => withClient(url.toString(), async (client) => (await client.query(sql)).rows),
+    drop: () => withClient(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+const TABLES_SQL = {
+  sqlite: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name",
+  postgresql: "SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' ORDER BY 1",
+};
+
+describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm schema engine', (kind) => {
+  describeOn(kind)('commands', () => {
+    const tmp = mkdtempSync(join(tmpdir(), 'shortlink-cli-'));
+    const suffix = randomBytes(4).toString('hex');
+    const target = (name: string) =>
+      kind === 'sqlite' ? sqliteTarget(tmp, name) : postgresTarget(`shortlink_cli_${suffix}_${name}`);
+    const targets: Target[] = [];
+    const fresh = (name: string) => {
+      const t = target(name);
+      targets.push(t);
+      return t;
+    };
+    const tables = async (t: Target) => (await t.query(TABLES_SQL[kind])).map((row) => row.name);
+    const appliedMigrations = async (t: Target) =>
+      (await t.query('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name')).map(
+        (row) => row.migration_name,
+      );
+
+    afterAll(async () => {
+      await Promise.all(targets.map((t) => t.drop()));
+      rmSync(tmp, { recursive: true, force: true });
+    });
+
+    it('migrate diff prints the CREATE TABLE script', () => {
+      const run = prisma(['migrate', 'diff', '--from-empty', '--to-schema', `prisma/${kind}/schema.prisma`, '--script'], target('unused').url);
+      expect(run.status).toBe(0);
+      expect(run.stdout).toContain('CREATE TABLE "links"');
+      expect(run.stdout).toContain('CREATE TABLE "api_tokens"');
+    });
+
+    describe('on a database that does not exist yet', () => {
+      const db = fresh('deploy');
+
+      it('migrate deploy creates it and applies the committed migrations', async () => {
+        const run = prisma(['migrate', 'deploy'], db.url);
+        expect(run).toMatchObject({ status: 0 });
+        expect(run.stdout).toContain('All migrations have been successfully applied.');
+        expect(await tables(db)).toEqual(['_prisma_migrations', 'accounts', 'api_tokens', 'links']);
+        expect(await appliedMigrations(db)).toEqual(committedMigrations(kind));
+      });
+
+      it('migrate status says it is up to date', () => {
+        const run = prisma(['migrate', 'status'], db.url);
+        expect(run.status).toBe(0);
+        expect(run.stdout).toContain('Database schema is up to date!');
+      });
+
+      it('migrate reset --force empties the data and re-applies the migrations', async () => {
+        await db.query("INSERT INTO accounts (id, email) VALUES ('a1', 'a@example.com')");
+        const run = prisma(['migrate', 'reset', '--force'], db.url);
+        expect(run.status).toBe(0);
+        expect(run.stdout).toContain('Database reset successful');
+        expect(await db.query('SELECT id FROM accounts')).toEqual([]);
+        expect(await appliedMigrations(db)).toEqual(committedMigrations(kind));
+      });
+    });
+
+    it('migrate status fails on a database with pending migrations', async () => {
+      const db = fresh('pending');
+      // db push creates the database and the tables, but records no migration.
+      expect(prisma(['db', 'push'], db.url).status).toBe(0);
+      const run = prisma(['migrate', 'status'], db.url);
+      expect(run.status).toBe(1);
+      expect(run.output).toContain('have not yet been applied');
+    });
+
+    it('db push creates the tables without migrations', async () => {
+      const db = fresh('push');
+      const run = prisma(['db', 'push'], db.url);
+      expect(run.status).toBe(0);
+      expect(run.stdout).toContain('Your database is now in sync with your Prisma schema');
+      expect(await tables(db)).toEqual(['accounts', 'api_tokens', 'links']);
+    });
+
+    it('migrate dev applies the history, then creates and applies a migration for a schema change', async () => {
+      // A copy of the prisma folder, so the committed migrations are never touched. Its config
+      // reuses the real one (which also supplies the engine) with the copy's paths.
+      const project = join(tmp, 'project');
+      cpSync(join(ROOT, 'prisma', kind), project, { recursive: true });
+      const schemaFile = join(project, 'schema.prisma');
+      writeFileSync(
+        schemaFile,
+        readFileSync(schemaFile, 'utf8').replace(/^(\s*)clicks(\s+)Int .*$/m, '$&\n$1title $2String?'),
+      );
+      writeFileSync(
+        join(project, 'prisma.config.ts'),
+        `import config from ${JSON.stringify(join(ROOT, 'prisma.config.ts'))};\n` +
+          `export default { ...config, schema: ${JSON.stringify(schemaFile)}, ` +
+          `migrations: { ...config.migrations, path: ${JSON.stringify(join(project, 'migrations'))} } };\n`,
+      );
+      const committedBefore = committedMigrations(kind);
+      const db = fresh('dev');
+
+      const run = prisma(['migrate', 'dev', '--name', 'add_title', '--config', join(project, 'prisma.config.ts')], db.url);
+
+      expect(run.status).toBe(0);
+      const created = readdirSync(join(project, 'migrations')).filter((name) => name.endsWith('_add_title'));
+      expect(created).toHaveLength(1);
+      expect(readFileSync(join(project, 'migrations', created[0], 'migration.sql'), 'utf8')).toMatch(
+        /ALTER TABLE "links" ADD COLUMN +"title" TEXT/,
+      );
+      expect(await appliedMigrations(db)).toEqual([...committedBefore, created[0]].sort());
+      expect(committedMigrations(kind)).toEqual(committedBefore);
+      expect(existsSync(join(ROOT, 'prisma', kind, 'migrations', created[0]))).toBe(false);
+    });
+  });
+});
