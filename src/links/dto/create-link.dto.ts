@@ -1,0 +1,24 @@
+import { IsOptional, IsString } from 'class-validator';
+
+/** Body of `POST /api/links`. */
+export class CreateLinkDto {
+  /**
+   * The target: an absolute http:// or https:// URL of at most 8192 characters (normalised),
+   * without user info, whitespace or control characters. Stored in normalised form.
+   * @example "https://example.com/a/very/long/path?with=query"
+   */
+  @IsString()
+  url!: string;
+
+  /**
+   * A code of your choice instead of a generated one: 3 to 64 characters from
+   * `[A-Za-z0-9_-]`, case-sensitive, not a reserved name (api, docs, health, …). Needs an API
+   * token. `null` is the same as leaving it out.
+   * @example "spring-sale"
+   */
+  // Only the type is checked here; length, alphabet and reserved names are checked by the
+  // service, after the token requirement, so an anonymous caller always learns "401" first.
+  @IsOptional()
+  @IsString()
+  custom_code?: string | null;
+}

@@ -1,0 +1,63 @@
+/** A short link as the API returns it. */
+export class LinkDto {
+  /**
+   * The short code: the last path segment of `short_url`.
+   * @example "Ab3dE9x"
+   */
+  code!: string;
+
+  /**
+   * The short URL to share: `{SHORT_BASE_URL}/{code}`.
+   * @example "https://sho.rt/Ab3dE9x"
+   */
+  short_url!: string;
+
+  /**
+   * The target the short URL redirects to, normalised.
+   * @example "https://example.com/"
+   */
+  url!: string;
+
+  /**
+   * When the link was created (ISO 8601, UTC).
+   * @example "2026-11-21T10:00:00.000Z"
+   */
+  created_at!: string;
+
+  /**
+   * When the target was last changed (ISO 8601, UTC).
+   * @example "2026-11-21T10:00:00.000Z"
+   */
+  updated_at!: string;
+
+  /**
+   * Redirects served so far. Counts are written in batches, so this may lag behind by up to
+   * the click flush interval (1 second by default).
+   * @example 0
+   */
+  clicks!: number;
+}
+
+/** One page of the caller's links, newest first. */
+export class LinkListDto {
+  /** The links of this page. */
+  data!: LinkDto[];
+
+  /**
+   * How many links the account has in all.
+   * @example 42
+   */
+  total!: number;
+
+  /**
+   * The page size used.
+   * @example 20
+   */
+  limit!: number;
+
+  /**
+   * How many links were skipped.
+   * @example 0
+   */
+  offset!: number;
+}

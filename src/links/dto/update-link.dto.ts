@@ -1,0 +1,11 @@
+import { IsString } from 'class-validator';
+
+/** Body of `PUT /api/links/{code}`: the new target. */
+export class UpdateLinkDto {
+  /**
+   * The new target, with the same rules as on creation.
+   * @example "https://example.com/new-target"
+   */
+  @IsString()
+  url!: string;
+}

@@ -1,0 +1,74 @@
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { LruCache } from '../common/lru-cache.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.tokens.js';
+
+/**
+ * Called with the code of every link created, changed or deleted on this instance. This is the
+ * seam for sharing invalidations between instances (e.g. publishing them over Redis pub/sub);
+ * the receiving side calls `LinkCache.evictLocal(code)`, which does not call listeners again.
+ * The returned promise is awaited before the API answers the change.
+ */
+export type LinkInvalidationListener = (code: string) => void | Promise<void>;
+
+/**
+ * Per-instance cache of code → target URL for redirects (bounded LRU; `REDIRECT_CACHE_SIZE=0`
+ * disables it). The links service invalidates a code on every create, update and delete, so no
+ * redirect answered after the change was acknowledged uses the old target.
+ *
+ * A redirect that misses reads the database and then stores what it read. If a change lands in
+ * between, that read may already be stale: `generation()` is taken before the read and
+ * `setIfUnchanged()` stores nothing when any invalidation happened since.
+ */
+@Injectable()
+export class LinkCache {
+  private readonly logger = new Logger(LinkCache.name);
+  private readonly entries: LruCache<string, string>;
+  private readonly listeners: LinkInvalidationListener[] = [];
+  private invalidations = 0;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig) {
+    this.entries = new LruCache(config.redirectCacheSize);
+  }
+
+  get(code: string): string | undefined {
+    return this.entries.get(code);
+  }
+
+  /** A value to pass to `setIfUnchanged` after reading the database. */
+  generation(): number {
+    return this.invalidations;
+  }
+
+  /** Stores a target read from the database unless a link changed since `generation`. */
+  setIfUnchanged(code: string, target: string, generation: number): void {
+    if (generation === this.invalidations) this.entries.set(code, target);
+  }
+
+  /** Drops the code here and tells every listener (other instances) to do the same. */
+  async invalidate(code: string): Promise<void> {
+    this.evictLocal(code);
+    if (this.listeners.length === 0) return;
+    const results = await Promise.allSettled(this.listeners.map(async (listener) => listener(code)));
+    for (const result of results) {
+      if (result.status === 'rejected') {
+        this.logger.warn(`Could not share the invalidation of a link: ${String(result.reason)}`);
+      }
+    }
+  }
+
+  /** Drops the code on this instance only: for invalidations received from other instances. */
+  evictLocal(code: string): void {
+    this.invalidations++;
+    this.entries.delete(code);
+  }
+
+  /** Registers a listener for local invalidations; returns a function that removes it. */
+  onInvalidate(listener: LinkInvalidationListener): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const index = this.listeners.indexOf(listener);
+      if (index >= 0) this.listeners.splice(index, 1);
+    };
+  }
+}

@@ -1,0 +1,14 @@
+import { Module } from '@nestjs/common';
+import { LinksModule } from '../links/links.module.js';
+import { ClickCounter } from './click-counter.js';
+import { RedirectController } from './redirect.controller.js';
+import { RedirectRepository } from './redirect.repository.js';
+import { RedirectService } from './redirect.service.js';
+
+@Module({
+  imports: [LinksModule],
+  controllers: [RedirectController],
+  providers: [RedirectRepository, RedirectService, ClickCounter],
+  exports: [ClickCounter],
+})
+export class RedirectModule {}
