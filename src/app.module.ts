@@ -6,6 +6,9 @@ import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
+import { LinksModule } from './links/links.module.js';
+import { QuickShortenModule } from './quick-shorten/quick-shorten.module.js';
+import { RedirectModule } from './redirect/redirect.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
@@ -27,6 +30,9 @@ export class AppModule {
         AccountsModule,
         TokensModule,
         HealthModule,
+        LinksModule,
+        QuickShortenModule,
+        RedirectModule,
       ],
     };
   }
