@@ -1,8 +1,10 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { prepareDatabase } from '../src/database/startup-migrations.js';
@@ -136,6 +138,22 @@ describe('prepareDatabase', () => {
 
     it('lets two instances start at once on one fresh database', async () => {
       await Promise.all([prepareDatabase(url, options(true)), prepareDatabase(url, options(true))]);
+      expect(await appliedMigrations()).toEqual(committedMigrations('postgresql'));
+    });
+
+    it('lets two processes start at once on one fresh database', async () => {
+      const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+      const script =
+        `const { prepareDatabase } = await import(${JSON.stringify(pathToFileURL(join(root, 'src/database/startup-migrations.ts')).href)});` +
+        'await prepareDatabase(process.argv[1], { migrateOnStart: true, log: console.log });';
+      const start = () =>
+        promisify(execFile)(
+          process.execPath,
+          ['--import', './test/support/swc-register.mjs', '--input-type=module', '-e', script, url],
+          { cwd: root, env: { ...process.env, NODE_OPTIONS: '' } },
+        );
+      const outputs = await Promise.all([start(), start()]);
+      expect(outputs.map((output) => output.stdout).join('')).toMatch(/Applied migrations: .*_init/);
       expect(await appliedMigrations()).toEqual(committedMigrations('postgresql'));
     });
 
