@@ -1,0 +1,118 @@
+// Starting, watching and stopping the processes under test.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** A free loopback port, found by letting the kernel choose one. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Every child still running, killed if the runner exits early (an error, Ctrl-C). */
+const running = new Set();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exit(130));
+
+/**
+ * A child process under test. Its stdout (the request log, for the service) goes to /dev/null so
+ * reading it costs the runner nothing; the tail of stderr is kept for error messages.
+ * @param {string} name
+ * @param {string[]} args  node arguments
+ * @param {{ env?: NodeJS.ProcessEnv, cwd?: string, stdout?: 'ignore' | 'pipe' }} [options]
+ */
+export function startProcess(name, args, options = {}) {
+  const child = spawn(process.execPath, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', options.stdout ?? 'ignore', 'pipe'],
+  });
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  let stderr = '';
+  child.stderr.on('data', (chunk) => {
+    stderr = (stderr + chunk).slice(-8000);
+  });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    name,
+    child,
+    pid: /** @type {number} */ (child.pid),
+    exited,
+    stderr: () => stderr,
+    /** @param {NodeJS.Signals} [signal] */
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return exited;
+      child.kill(signal);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    },
+  };
+}
+
+/**
+ * Resolves once `url` answers 200, fails if the process exits first or `timeoutMs` passes.
+ * @param {ReturnType<typeof startProcess>} proc
+ * @param {string} url
+ */
+export async function waitForHttp(proc, url, timeoutMs = 120_000) {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  void proc.exited.then(() => (exited = true));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`${proc.name} exited during start-up:\n${proc.stderr()}`);
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  throw new Error(`${proc.name} did not answer ${url} within ${timeoutMs / 1000} s:\n${proc.stderr()}`);
+}
+
+/**
+ * Resident set size of a process in MiB, from /proc (Linux only; null elsewhere).
+ * @param {number} pid
+ */
+export function rssMiB(pid) {
+  try {
+    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Samples a process's RSS every `intervalMs` until stopped; returns the peak and the last value.
+ * @param {number} pid
+ */
+export function sampleRss(pid, intervalMs = 200) {
+  let peak = rssMiB(pid);
+  let last = peak;
+  const timer = setInterval(() => {
+    last = rssMiB(pid);
+    if (last !== null && (peak === null || last > peak)) peak = last;
+  }, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      last = rssMiB(pid) ?? last;
+      if (last !== null && (peak === null || last > peak)) peak = last;
+      return { peakMiB: peak, endMiB: last };
+    },
+  };
+}

@@ -1,0 +1,386 @@
+#!/usr/bin/env node
+// `npm run bench`: measures shortlink's redirect and API paths beside bare node:http and bare
+// Fastify on the same machine, in the same run, and prints one table (also written to
+// bench/results/latest.json). Plain ESM JavaScript so Node runs it without a build step; the
+// service itself is the real build in dist/ (`npm run bench` runs `nest build` first).
+//
+//   node bench/run.mjs [--links 100000] [--duration 10] [--connections 100] [--postgres] [--smoke]
+//
+// See bench/README.md or `--help` for every flag.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { seededCode, spreadIndexes } from './lib/codes.mjs';
+import { drive } from './lib/load.mjs';
+import { freePort, sampleRss, startProcess, waitForHttp } from './lib/processes.mjs';
+import { benchAccount, linkTotals, seedPostgres, seedSqlite } from './lib/seed.mjs';
+import { formatTable } from './lib/report.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const SERVICE_ENTRY = join(ROOT, 'dist', 'src', 'main.js');
+const RESULTS_FILE = join(ROOT, 'bench', 'results', 'latest.json');
+const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
+
+/** Codes the hit scenario cycles through: "popular links", all within the redirect cache. */
+const HOT_CODES = 1000;
+/** Connections of the API scenarios: the creation target is stated at 10 connections. */
+const API_CONNECTIONS = 10;
+/**
+ * The miss scenario runs against an instance whose redirect cache is off, so every request is
+ * a database lookup whatever N is (with a cache, a small N would end up entirely cached).
+ */
+const MISS_SERVICE_ENV = { REDIRECT_CACHE_SIZE: '0' };
+/** Limits high enough never to trigger: the benchmark measures the work, not the 429s. */
+const UNLIMITED_ENV = { RATE_LIMIT_ANONYMOUS: '1000000000', RATE_LIMIT_TOKEN: '1000000000' };
+
+const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] builds first)
+
+  --links N[,N…]     links seeded into a fresh database (default 100000; e.g. 10000,1000000)
+  --duration S       seconds measured per scenario and target (default 10)
+  --warmup S         seconds of unmeasured load before each measurement (default 2)
+  --connections C    concurrent connections of the redirect scenarios (default 100)
+  --runs R           repeat each measurement R times and report the median (default 1)
+  --postgres         also benchmark the service on PostgreSQL (BENCH_POSTGRES_URL, default
+                     ${POSTGRES_ADMIN_URL})
+  --scenarios LIST   subset of: hit,miss,create,quick,list (default all)
+  --log-level L      LOG_LEVEL of the service (default info, as in production)
+  --smoke            CI check that the benchmark works: 1000 links, 1 s per scenario, 10 connections
+  --help             this text`;
+
+const SCENARIOS = {
+  hit: 'redirect hit',
+  miss: 'redirect miss',
+  create: 'anonymous create',
+  quick: 'quick shorten',
+  list: 'authenticated list',
+};
+
+function readOptions() {
+  const { values } = parseArgs({
+    options: {
+      links: { type: 'string' },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      runs: { type: 'string' },
+      postgres: { type: 'boolean', default: false },
+      scenarios: { type: 'string' },
+      'log-level': { type: 'string' },
+      smoke: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(HELP);
+    process.exit(0);
+  }
+  const smoke = values.smoke;
+  const number = (name, fallback, min) => {
+    const raw = values[name];
+    const value = raw === undefined ? fallback : Number(raw);
+    if (!Number.isFinite(value) || value < min) throw new Error(`--${name} must be a number ≥ ${min}`);
+    return value;
+  };
+  const links = (values.links ?? (smoke ? '1000' : '100000')).split(',').map((n) => Number(n.replaceAll('_', '')));
+  if (links.some((n) => !Number.isInteger(n) || n < 1 || n > 20_000_000)) throw new Error('--links must be integers between 1 and 20000000');
+  const scenarios = (values.scenarios ?? Object.keys(SCENARIOS).join(',')).split(',');
+  for (const id of scenarios) if (!(id in SCENARIOS)) throw new Error(`unknown scenario "${id}" (use ${Object.keys(SCENARIOS).join(',')})`);
+  return {
+    links,
+    duration: number('duration', smoke ? 1 : 10, 0.5),
+    warmup: number('warmup', smoke ? 0.5 : 2, 0),
+    connections: number('connections', smoke ? 10 : 100, 1),
+    runs: number('runs', 1, 1),
+    databases: values.postgres ? ['sqlite', 'postgresql'] : ['sqlite'],
+    scenarios: new Set(scenarios),
+    logLevel: values['log-level'] ?? 'info',
+    smoke,
+  };
+}
+
+const log = (message) => process.stderr.write(`${message}\n`);
+
+/**
+ * Measures one load `runs` times (after a warm-up) while sampling the server's RSS; keeps the
+ * run with the median throughput.
+ */
+async function measure(options, target, load, connections) {
+  const baseUrl = `http://127.0.0.1:${target.port}`;
+  const warmup = options.warmup > 0 ? await drive(baseUrl, load, { connections, duration: options.warmup }) : undefined;
+  const runs = [];
+  for (let run = 0; run < options.runs; run++) {
+    const rss = sampleRss(target.pid);
+    const result = await drive(baseUrl, load, { connections, duration: options.duration });
+    runs.push({ ...result, rss: rss.stop() });
+  }
+  const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  return {
+    ...median,
+    runs: runs.map((r) => r.requestsPerSecond),
+    answeredIncludingWarmup: runs.reduce((sum, r) => sum + r.answered, warmup?.answered ?? 0),
+    statusCodesIncludingWarmup: mergeCounts([warmup?.statusCodes ?? {}, ...runs.map((r) => r.statusCodes)]),
+  };
+}
+
+function mergeCounts(list) {
+  const total = {};
+  for (const counts of list) for (const [key, value] of Object.entries(counts)) total[key] = (total[key] ?? 0) + value;
+  return total;
+}
+
+/** Request patterns shared by the baselines and the service. */
+function redirectLoads(links) {
+  return {
+    hit: { method: 'GET', paths: spreadIndexes(links, HOT_CODES).map((i) => `/${seededCode(i)}`) },
+    // Uniformly random codes over all N links: cold lookups spread over the whole table.
+    miss: { method: 'GET', pickPath: () => `/${seededCode(Math.floor(Math.random() * links))}` },
+  };
+}
+
+async function runBaselines(options, links, report) {
+  const loads = redirectLoads(links);
+  for (const [name, script] of [['node:http', 'node-http.mjs'], ['fastify', 'fastify.mjs']]) {
+    const port = await freePort();
+    const proc = startProcess(name, [join(ROOT, 'bench', 'baselines', script), String(port), String(links)], { stdout: 'pipe' });
+    await new Promise((resolveReady, reject) => {
+      proc.child.stdout?.on('data', (chunk) => String(chunk).includes('listening') && resolveReady(undefined));
+      void proc.exited.then(() => reject(new Error(`${name} baseline exited:\n${proc.stderr()}`)));
+    });
+    for (const id of ['hit', 'miss']) {
+      if (!options.scenarios.has(id)) continue;
+      log(`  ${name} · ${SCENARIOS[id]}`);
+      const result = await measure(options, { port, pid: proc.pid }, loads[id], options.connections);
+      report.row({ database: '—', target: name, scenario: SCENARIOS[id], links, expected: '302', result });
+    }
+    await proc.stop();
+  }
+}
+
+/** A fresh, migrated, seeded database of `kind`; `drop()` removes it. */
+async function prepareBenchDatabase(kind, links, account) {
+  const { prepareDatabase } = await import(pathToFileURL(join(ROOT, 'dist', 'src', 'database', 'startup-migrations.js')).href);
+  const migrate = (url) => prepareDatabase(url, { migrateOnStart: true, log: () => undefined });
+  if (kind === 'sqlite') {
+    // On the same disk as everything else (not tmpfs), so fsync costs what it costs in production.
+    const dir = mkdtempSync(join(os.tmpdir(), 'shortlink-bench-'));
+    const file = join(dir, 'bench.db');
+    await migrate(`file:${file}`);
+    seedSqlite(file, links, account);
+    return { url: `file:${file}`, location: file, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `shortlink_bench_${randomBytes(5).toString('hex')}`;
+  const admin = async (sql) => {
+    const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(POSTGRES_ADMIN_URL);
+  url.pathname = `/${name}`;
+  await migrate(url.toString());
+  await seedPostgres(url.toString(), links, account);
+  return { url: url.toString(), location: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+async function startService(options, database, extraEnv = {}) {
+  const port = await freePort();
+  const env = {
+    NODE_ENV: 'production',
+    DATABASE_URL: database.url,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    SHORT_BASE_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: options.logLevel,
+    ...UNLIMITED_ENV,
+    ...extraEnv,
+  };
+  const proc = startProcess('shortlink', [SERVICE_ENTRY], { cwd: ROOT, env });
+  await waitForHttp(proc, `http://127.0.0.1:${port}/health`);
+  return { proc, port, pid: proc.pid, env: extraEnv };
+}
+
+/** Requests every hot code once so the hit scenario starts with them cached. */
+async function warmCache(port, paths) {
+  let answered = 0;
+  const queue = [...paths];
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      for (let path = queue.pop(); path !== undefined; path = queue.pop()) {
+        const response = await fetch(`http://127.0.0.1:${port}${path}`, { redirect: 'manual' });
+        await response.arrayBuffer();
+        if (response.status === 302) answered++;
+      }
+    }),
+  );
+  return answered;
+}
+
+async function runService(options, kind, links, report) {
+  const account = benchAccount();
+  log(`  ${kind}: seeding ${links.toLocaleString('en')} links`);
+  const seedStarted = Date.now();
+  const database = await prepareBenchDatabase(kind, links, account);
+  log(`  ${kind}: seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+  const loads = redirectLoads(links);
+  try {
+    // Instance 1: cached redirects. Stopped gracefully, after which every answered redirect
+    // must be in the database's click counts (buffered clicks are flushed on shutdown).
+    if (options.scenarios.has('hit')) {
+      const service = await startService(options, database);
+      const before = await linkTotals(kind, database.location);
+      const warmed = await warmCache(service.port, loads.hit.paths);
+      log(`  shortlink (${kind}) · ${SCENARIOS.hit}`);
+      const result = await measure(options, service, loads.hit, options.connections);
+      report.row({ database: kind, target: 'shortlink', scenario: SCENARIOS.hit, links, expected: '302', result });
+      await service.proc.stop('SIGTERM');
+      const after = await linkTotals(kind, database.location);
+      const redirects = warmed + (result.statusCodesIncludingWarmup['302'] ?? 0);
+      const counted = after.clicks - before.clicks;
+      // Requests still in flight when autocannon stops are served and counted but not seen.
+      report.check({
+        database: kind,
+        name: 'clicks flushed on graceful shutdown',
+        ok: counted >= redirects && counted <= redirects + options.connections * (options.runs + 1),
+        detail: `${redirects} redirects answered, ${counted} clicks in the database after SIGTERM`,
+      });
+    }
+
+    // Instance 2: uncached redirects, then the API. Killed with SIGKILL, after which every
+    // acknowledged link must still be in the database.
+    const apiScenarios = ['create', 'quick', 'list'].filter((id) => options.scenarios.has(id));
+    if (!options.scenarios.has('miss') && apiScenarios.length === 0) return;
+    const service = await startService(options, database, options.scenarios.has('miss') ? MISS_SERVICE_ENV : {});
+    if (options.scenarios.has('miss')) {
+      log(`  shortlink (${kind}) · ${SCENARIOS.miss}  [${Object.entries(service.env).map(([k, v]) => `${k}=${v}`).join(' ')}]`);
+      const result = await measure(options, service, loads.miss, options.connections);
+      report.row({ database: kind, target: 'shortlink', scenario: SCENARIOS.miss, links, expected: '302', result, note: 'cache off' });
+    }
+    const before = await linkTotals(kind, database.location);
+    let acknowledged = 0;
+    const api = {
+      create: {
+        load: { method: 'POST', path: '/api/links', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/a/fairly/long/landing-page?campaign=bench' }) },
+        expected: '201',
+      },
+      quick: {
+        load: { method: 'GET', path: `/api/s?url=${encodeURIComponent('https://example.com/quick?campaign=bench')}` },
+        expected: '200',
+      },
+      list: {
+        load: { method: 'GET', path: '/api/links?limit=20', headers: { 'x-api-key': account.token } },
+        expected: '200',
+      },
+    };
+    for (const id of apiScenarios) {
+      const { load, expected } = api[id];
+      log(`  shortlink (${kind}) · ${SCENARIOS[id]}`);
+      const result = await measure(options, service, { ...load, paths: [load.path] }, API_CONNECTIONS);
+      report.row({ database: kind, target: 'shortlink', scenario: SCENARIOS[id], links, expected, result });
+      if (id !== 'list') acknowledged += result.statusCodesIncludingWarmup[expected] ?? 0;
+    }
+    await service.proc.stop('SIGKILL');
+    if (apiScenarios.some((id) => id !== 'list')) {
+      const after = await linkTotals(kind, database.location);
+      const found = after.links - before.links;
+      report.check({
+        database: kind,
+        name: 'created links survive SIGKILL',
+        ok: found >= acknowledged,
+        detail: `${acknowledged} creations acknowledged, ${found} new rows after kill -9`,
+      });
+    }
+  } finally {
+    await database.drop();
+  }
+}
+
+function createReport(options) {
+  const rows = [];
+  const checks = [];
+  return {
+    rows,
+    checks,
+    row(row) {
+      const unexpected = Object.entries(row.result.statusCodes).filter(([code]) => code !== row.expected);
+      const problems = [
+        ...unexpected.map(([code, count]) => `${count}× HTTP ${code}`),
+        ...(row.result.errors ? [`${row.result.errors} errors`] : []),
+        ...(row.result.timeouts ? [`${row.result.timeouts} timeouts`] : []),
+        ...(row.result.answered === 0 ? ['no answers'] : []),
+      ];
+      rows.push({ ...row, ok: problems.length === 0, problems });
+      if (problems.length) log(`    ! ${problems.join(', ')}`);
+    },
+    check(check) {
+      checks.push(check);
+      log(`    ${check.ok ? '✓' : '✗'} ${check.name}: ${check.detail}`);
+    },
+    /** Ratio of each row to bare node:http on the same request pattern and link count. */
+    withRatios() {
+      return rows.map((row) => {
+        const reference = rows.find((r) => r.target === 'node:http' && r.scenario === row.scenario && r.links === row.links);
+        return { ...row, ratio: reference ? row.result.requestsPerSecond / reference.result.requestsPerSecond : null };
+      });
+    },
+  };
+}
+
+async function main() {
+  const options = readOptions();
+  if (!existsSync(SERVICE_ENTRY)) throw new Error(`${SERVICE_ENTRY} is missing: run \`npm run bench\` (it builds first) or \`nest build\``);
+  const startedAt = new Date();
+  const loadBefore = os.loadavg();
+  log(`shortlink benchmark · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'} · node ${process.version} · load average ${loadBefore.map((n) => n.toFixed(2)).join(' ')}`);
+  if (loadBefore[0] > os.cpus().length * 0.5) log('  warning: the machine is busy; figures will be lower and noisier than on an idle machine');
+  log(`  service env: ${Object.entries(UNLIMITED_ENV).map(([k, v]) => `${k}=${v}`).join(' ')} LOG_LEVEL=${options.logLevel} (rate limits raised so no request is refused)`);
+  const report = createReport(options);
+  for (const links of options.links) {
+    log(`\n${links.toLocaleString('en')} links`);
+    await runBaselines(options, links, report);
+    for (const kind of options.databases) {
+      if (options.scenarios.size) await runService(options, kind, links, report);
+    }
+  }
+  const rows = report.withRatios();
+  const finishedAt = new Date();
+  const meta = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: finishedAt.toISOString(),
+    machine: {
+      cpus: os.cpus().length,
+      model: os.cpus()[0]?.model,
+      memoryGiB: +(os.totalmem() / 2 ** 30).toFixed(1),
+      node: process.version,
+      loadAverageBefore: loadBefore,
+      loadAverageAfter: os.loadavg(),
+    },
+    options: { ...options, scenarios: [...options.scenarios], apiConnections: API_CONNECTIONS, hotCodes: HOT_CODES },
+    serviceEnv: { ...UNLIMITED_ENV, LOG_LEVEL: options.logLevel, missScenario: MISS_SERVICE_ENV },
+  };
+  console.log(`\n${formatTable(rows)}`);
+  console.log(`\nmeasured ${startedAt.toISOString()} · ${options.duration} s per row after ${options.warmup} s warm-up · ${options.runs === 1 ? 'one run' : `median of ${options.runs} runs`} · redirects at ${options.connections} connections, API at ${API_CONNECTIONS} · load average before/after ${loadBefore[0].toFixed(2)}/${os.loadavg()[0].toFixed(2)}`);
+  console.log('× node:http = throughput relative to bare node:http on the same request pattern; RSS = peak resident memory of the server during the row');
+  mkdirSync(dirname(RESULTS_FILE), { recursive: true });
+  writeFileSync(RESULTS_FILE, `${JSON.stringify({ ...meta, rows, checks: report.checks }, null, 2)}\n`);
+  console.log(`written to ${RESULTS_FILE.replace(`${ROOT}/`, '')}`);
+
+  const failed = [...rows.filter((r) => !r.ok).map((r) => `${r.target} ${r.database} ${r.scenario}: ${r.problems.join(', ')}`), ...report.checks.filter((c) => !c.ok).map((c) => `${c.database} ${c.name}: ${c.detail}`)];
+  if (failed.length) {
+    console.error(`\n${failed.length} problem(s):\n  ${failed.join('\n  ')}`);
+    process.exitCode = 1;
+  }
+}
+
+main().catch((error) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});
