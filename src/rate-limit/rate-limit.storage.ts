@@ -27,12 +27,14 @@ type RedisWithHit = Redis & { rateLimitHit(key: string, ttlMs: number): Promise<
  * more when Redis is back).
  */
 export class RateLimitStorage implements ThrottlerStorage {
-  private readonly logger = new Logger('RateLimit');
   private readonly memory = new MemoryWindows();
   private readonly redis: RedisWithHit | null;
   private degraded = false;
 
-  constructor(redis: Redis | null) {
+  constructor(
+    redis: Redis | null,
+    private readonly logger: { log(message: string): void; warn(message: string): void } = new Logger('RateLimit'),
+  ) {
     if (redis) redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     this.redis = redis as RedisWithHit | null;
   }
