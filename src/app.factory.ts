@@ -9,7 +9,13 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 /** Builds the configured (not yet listening) application. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
-  const adapter = new FastifyAdapter({ bodyLimit: BODY_LIMIT_BYTES, trustProxy: config.trustProxy });
+  const adapter = new FastifyAdapter({
+    bodyLimit: BODY_LIMIT_BYTES,
+    // TRUST_PROXY=true believes exactly one proxy hop: the client IP is the address the load
+    // balancer appended to X-Forwarded-For, not whatever the client wrote there itself
+    // (`true` would take the first entry, which any client can forge to dodge rate limits).
+    trustProxy: config.trustProxy ? 1 : false,
+  });
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: true,
   });
