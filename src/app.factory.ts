@@ -16,8 +16,13 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     // (`true` would take the first entry, which any client can forge to dodge rate limits).
     trustProxy: config.trustProxy ? 1 : false,
   });
+  // Bodies are JSON only: Fastify's own JSON parser stays, its text/plain parser goes, and
+  // `bodyParser: false` keeps Nest from adding a form (urlencoded) parser. Any other media type
+  // is refused by Fastify with 415 before a handler runs.
+  adapter.getInstance().removeContentTypeParser('text/plain');
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: true,
+    bodyParser: false,
   });
   return configureApp(app);
 }
