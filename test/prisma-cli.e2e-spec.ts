@@ -49,16 +49,18 @@ function sqliteTarget(dir: string, name: string): Target {
   const file = join(dir, `${name}.db`);
   return {
     url: `file:${file}`,
-    query: async (sql) => {
+    query: (sql) => {
       const db = new Database(file);
       try {
         const statement = db.prepare(sql);
-        return statement.reader ? (statement.all() as Record<string, unknown>[]) : (statement.run(), []);
+        return Promise.resolve(
+          statement.reader ? (statement.all() as Record<string, unknown>[]) : (statement.run(), []),
+        );
       } finally {
         db.close();
       }
     },
-    drop: async () => rmSync(file, { force: true }),
+    drop: () => Promise.resolve(rmSync(file, { force: true })),
   };
 }
 
@@ -77,7 +79,10 @@ function postgresTarget(name: string): Target {
   return {
     url: url.toString(),
     query: (sql) => withClient(url.toString(), async (client) => (await client.query(sql)).rows),
-    drop: () => withClient(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withClient(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(
+        () => undefined,
+      ),
   };
 }
 
@@ -100,9 +105,11 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
     };
     const tables = async (t: Target) => (await t.query(TABLES_SQL[kind])).map((row) => row.name);
     const appliedMigrations = async (t: Target) =>
-      (await t.query('SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name')).map(
-        (row) => row.migration_name,
-      );
+      (
+        await t.query(
+          'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY migration_name',
+        )
+      ).map((row) => row.migration_name);
 
     afterAll(async () => {
       await Promise.all(targets.map((t) => t.drop()));
@@ -110,7 +117,10 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
     });
 
     it('migrate diff prints the CREATE TABLE script', () => {
-      const run = prisma(['migrate', 'diff', '--from-empty', '--to-schema', `prisma/${kind}/schema.prisma`, '--script'], target('unused').url);
+      const run = prisma(
+        ['migrate', 'diff', '--from-empty', '--to-schema', `prisma/${kind}/schema.prisma`, '--script'],
+        target('unused').url,
+      );
       expect(run.status).toBe(0);
       expect(run.stdout).toContain('CREATE TABLE "links"');
       expect(run.stdout).toContain('CREATE TABLE "api_tokens"');
@@ -143,7 +153,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       });
     });
 
-    it('migrate status fails on a database with pending migrations', async () => {
+    it('migrate status fails on a database with pending migrations', () => {
       const db = fresh('pending');
       // db push creates the database and the tables, but records no migration.
       expect(prisma(['db', 'push'], db.url).status).toBe(0);
@@ -179,7 +189,10 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       const committedBefore = committedMigrations(kind);
       const db = fresh('dev');
 
-      const run = prisma(['migrate', 'dev', '--name', 'add_title', '--config', join(project, 'prisma.config.ts')], db.url);
+      const run = prisma(
+        ['migrate', 'dev', '--name', 'add_title', '--config', join(project, 'prisma.config.ts')],
+        db.url,
+      );
 
       expect(run.status).toBe(0);
       const created = readdirSync(join(project, 'migrations')).filter((name) => name.endsWith('_add_title'));

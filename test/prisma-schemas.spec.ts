@@ -27,7 +27,11 @@ function dataModel(kind: 'sqlite' | 'postgresql'): string[] {
 describe('prisma schemas', () => {
   it('describe the same models for SQLite and PostgreSQL', () => {
     const sqlite = dataModel('sqlite');
-    expect(sqlite.filter((line) => line.startsWith('model '))).toEqual(['model Account', 'model ApiToken', 'model Link']);
+    expect(sqlite.filter((line) => line.startsWith('model '))).toEqual([
+      'model Account',
+      'model ApiToken',
+      'model Link',
+    ]);
     expect(dataModel('postgresql')).toEqual(sqlite);
   });
 

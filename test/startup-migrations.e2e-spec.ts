@@ -11,7 +11,9 @@ import { prepareDatabase } from '../src/database/startup-migrations.js';
 
 const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const committedMigrations = (kind: string) =>
-  readdirSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'prisma', kind, 'migrations'), { withFileTypes: true })
+  readdirSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'prisma', kind, 'migrations'), {
+    withFileTypes: true,
+  })
     .filter((entry) => entry.isDirectory())
     .map((entry) => entry.name)
     .sort();

@@ -14,9 +14,7 @@ export class UnsupportedDatabaseUrlError extends Error {
   /** @param {string} url */
   constructor(url) {
     const scheme = /^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? `"${url}"`;
-    super(
-      `DATABASE_URL must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL); got ${scheme}`,
-    );
+    super(`DATABASE_URL must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL); got ${scheme}`);
     this.name = 'UnsupportedDatabaseUrlError';
   }
 }

@@ -23,7 +23,8 @@ function logLine(level, fields) {
 
 // Libraries that print to the console must not corrupt the protocol on stdout.
 for (const method of /** @type {const} */ (['log', 'info', 'debug', 'warn', 'error'])) {
-  console[method] = (...args) => logLine(method === 'error' ? 'ERROR' : 'INFO', { message: args.map(String).join(' ') });
+  console[method] = (...args) =>
+    logLine(method === 'error' ? 'ERROR' : 'INFO', { message: args.map(String).join(' ') });
 }
 
 const { values, positionals } = parseArgs({
@@ -90,7 +91,7 @@ function serveJsonRpc() {
     SchemaEngineSession.open({
       url: datasource.url,
       shadowDatabaseUrl: datasource.shadowDatabaseUrl,
-      datamodels: (/** @type {string[]} */ (values.datamodels ?? [])).map((file) => [file, readFileSync(file, 'utf8')]),
+      datamodels: /** @type {string[]} */ (values.datamodels ?? []).map((file) => [file, readFileSync(file, 'utf8')]),
       log: (line) => process.stderr.write(`${line}\n`),
     }).then(resolve, reject);
   });
@@ -131,7 +132,10 @@ function serveJsonRpc() {
         send({ id: request.id, result: result ?? {} });
       }
     } catch (error) {
-      const explained = await session.then((s) => s.originalError(error), () => error);
+      const explained = await session.then(
+        (s) => s.originalError(error),
+        () => error,
+      );
       send({ id: request.id, error: toRpcError(explained) });
     } finally {
       failCurrent = () => {};
@@ -187,10 +191,18 @@ function toRpcError(error) {
   const { code, message, meta } = /** @type {Error & { code?: string, meta?: unknown }} */ (error ?? {});
   const text = String(message ?? error);
   if (typeof code === 'string' && /^P\d{4}$/.test(code)) {
-    return { code: 4466, message: 'An error happened. Check the data field for details.', data: { is_panic: false, message: text, meta, error_code: code } };
+    return {
+      code: 4466,
+      message: 'An error happened. Check the data field for details.',
+      data: { is_panic: false, message: text, meta, error_code: code },
+    };
   }
   if (error instanceof WebAssembly.RuntimeError) {
     return { code: 4466, message: text, data: { is_panic: true, message: text } };
   }
-  return { code: 4466, message: 'An error happened. Check the data field for details.', data: { is_panic: false, message: text } };
+  return {
+    code: 4466,
+    message: 'An error happened. Check the data field for details.',
+    data: { is_panic: false, message: text },
+  };
 }

@@ -60,7 +60,7 @@ function loadWasm() {
       'schema_engine_bg.wasm',
     );
     const bytes = readFileSync(existsSync(fromCli) ? fromCli : fromPackage);
-    /** @type {Record<string, unknown>} */
+    /** @type {WebAssembly.ModuleImports} */
     const imports = { ...glue };
     for (const name of Object.keys(imports)) {
       if (!name.startsWith('__wbg_setTimeout_')) continue;
@@ -150,7 +150,10 @@ function sqliteAdapterFactory(url, shadowDatabaseUrl, baseDir, track) {
       try {
         return await executeRaw(query);
       } catch (error) {
-        if (!/more than one statement/.test(String(/** @type {Error} */ (error)?.message ?? error) + describeCause(error))) throw error;
+        if (
+          !/more than one statement/.test(String(/** @type {Error} */ (error)?.message ?? error) + describeCause(error))
+        )
+          throw error;
         await adapter.executeScript(query.sql);
         return 0;
       }
@@ -294,7 +297,10 @@ export async function probeDatabase(url, baseDir = process.cwd()) {
 function postgresConnectError(error, { host, port, user, database }) {
   switch (error.code) {
     case '3D000':
-      return new EngineError('P1003', `Database \`${database}\` does not exist on the database server at \`${host}:${port}\``);
+      return new EngineError(
+        'P1003',
+        `Database \`${database}\` does not exist on the database server at \`${host}:${port}\``,
+      );
     case '28P01':
     case '28000':
       return new EngineError(
@@ -324,7 +330,10 @@ export async function createDatabase(url, baseDir = process.cwd()) {
   // Connect to a maintenance database: the target one does not exist yet.
   for (const maintenance of ['postgres', 'template1']) {
     try {
-      await runAdminStatement({ ...config, database: maintenance }, `CREATE DATABASE "${config.database.replaceAll('"', '""')}"`);
+      await runAdminStatement(
+        { ...config, database: maintenance },
+        `CREATE DATABASE "${config.database.replaceAll('"', '""')}"`,
+      );
       return config.database;
     } catch (error) {
       const code = /** @type {{ code?: string }} */ (error).code;
@@ -506,7 +515,9 @@ export class SchemaEngineSession {
    */
   async #call(method, params) {
     const engine = await this.#getEngine();
-    const methods = /** @type {Record<string, (params: unknown) => Promise<unknown>>} */ (/** @type {unknown} */ (engine));
+    const methods = /** @type {Record<string, (params: unknown) => Promise<unknown>>} */ (
+      /** @type {unknown} */ (engine)
+    );
     return methods[method].call(engine, params);
   }
 
@@ -577,7 +588,9 @@ export class SchemaEngineSession {
    * @param {import('@prisma/schema-engine-wasm').DiffParams} params
    */
   async #diff(params) {
-    const offline = [params.from, params.to].every((target) => target.tag === 'empty' || target.tag === 'schemaDatamodel');
+    const offline = [params.from, params.to].every(
+      (target) => target.tag === 'empty' || target.tag === 'schemaDatamodel',
+    );
     if (!offline) return this.#call('diff', params);
     const scratch = await SchemaEngineSession.open({ url: 'file::memory:', log: this.options.log });
     try {

@@ -2,12 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { databaseKind } from '../../prisma/engine/database-url.js';
-import {
-  createDatabase,
-  probeDatabase,
-  readMigrations,
-  SchemaEngineSession,
-} from '../../prisma/engine/wasm-engine.js';
+import { createDatabase, probeDatabase, readMigrations, SchemaEngineSession } from '../../prisma/engine/wasm-engine.js';
 
 export interface PrepareDatabaseOptions {
   /** Apply pending migrations (true) or refuse to start while some are pending (false). */
@@ -98,7 +93,8 @@ function migrationsDirectory(kind: 'sqlite' | 'postgresql'): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   while (!existsSync(join(dir, 'package.json'))) {
     const parent = dirname(dir);
-    if (parent === dir) throw new Error('Cannot find the project folder (with package.json) above ' + fileURLToPath(import.meta.url));
+    if (parent === dir)
+      throw new Error('Cannot find the project folder (with package.json) above ' + fileURLToPath(import.meta.url));
     dir = parent;
   }
   return join(dir, 'prisma', kind, 'migrations');
