@@ -36,7 +36,14 @@ export async function prepareDatabase(databaseUrl: string, options: PrepareDatab
   const migrationsList = await readMigrations(migrationsDirectory(kind));
   const session = await SchemaEngineSession.open({ url: databaseUrl });
   try {
+    const pending = await pendingMigrations(session, migrationsList);
+    if (pending.length === 0) {
+      options.log('Database schema is up to date');
+      return;
+    }
     if (options.migrateOnStart) {
+      // Only now: on SQLite, applyMigrations holds the file in EXCLUSIVE locking mode, which fails
+      // (SQLITE_BUSY) while another process has it open, e.g. the CLI next to a running server.
       const { appliedMigrationNames } = (await session.request('applyMigrations', {
         migrationsList,
         filters: NO_FILTERS,
@@ -48,14 +55,10 @@ export async function prepareDatabase(databaseUrl: string, options: PrepareDatab
       );
       return;
     }
-    const pending = await pendingMigrations(session, migrationsList);
-    if (pending.length > 0) {
-      throw new Error(
-        `The database has ${pending.length} pending migration(s): ${pending.join(', ')}. ` +
-          'Run `npx prisma migrate deploy` (with the same DATABASE_URL), or start with MIGRATE_ON_START=true.',
-      );
-    }
-    options.log('Database schema is up to date');
+    throw new Error(
+      `The database has ${pending.length} pending migration(s): ${pending.join(', ')}. ` +
+        'Run `npx prisma migrate deploy` (with the same DATABASE_URL), or start with MIGRATE_ON_START=true.',
+    );
   } finally {
     await session.close();
   }
@@ -65,6 +68,7 @@ type MigrationList = Awaited<ReturnType<typeof readMigrations>>;
 
 interface HistoryDiagnosis {
   hasMigrationsTable: boolean;
+  failedMigrationNames?: string[];
   history:
     | { diagnostic: 'databaseIsBehind'; unappliedMigrationNames: string[] }
     | { diagnostic: 'historiesDiverge'; unappliedMigrationNames: string[] }
@@ -81,7 +85,10 @@ async function pendingMigrations(session: SchemaEngineSession, migrationsList: M
   })) as HistoryDiagnosis;
   if (!diagnosis.hasMigrationsTable) return all;
   const history = diagnosis.history;
-  return history && 'unappliedMigrationNames' in history ? history.unappliedMigrationNames : [];
+  const unapplied = history && 'unappliedMigrationNames' in history ? history.unappliedMigrationNames : [];
+  // A failed migration is not done either: applying then reports it (P3009) instead of starting
+  // on a half-migrated schema.
+  return [...new Set([...(diagnosis.failedMigrationNames ?? []), ...unapplied])];
 }
 
 /**
