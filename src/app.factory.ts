@@ -1,8 +1,12 @@
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import { AppModule } from './app.module.js';
 import { configureApp } from './app.setup.js';
+import { sendProblem } from './common/errors/problem-details.filter.js';
+import { registerJsonBodyParser } from './common/http/json-body-parser.js';
 import type { AppConfig } from './config/app-config.js';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Request bodies are tiny JSON objects; anything over 1 MiB is refused with 413. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -15,11 +19,16 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     // balancer appended to X-Forwarded-For, not whatever the client wrote there itself
     // (`true` would take the first entry, which any client can forge to dodge rate limits).
     trustProxy: config.trustProxy ? 1 : false,
+    // The router's own errors (a path with broken %-encoding, an overlong parameter) get the
+    // same problem-details answer as every other error.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) =>
+      sendProblem(error, reply, new Logger('Errors')),
   });
-  // Bodies are JSON only: Fastify's own JSON parser stays, its text/plain parser goes, and
-  // `bodyParser: false` keeps Nest from adding a form (urlencoded) parser. Any other media type
-  // is refused by Fastify with 415 before a handler runs.
+  // Bodies are JSON only (Fastify's parser behind a nesting-depth check); the text/plain parser
+  // goes, and `bodyParser: false` keeps Nest from adding a form (urlencoded) parser. Any other
+  // media type is refused by Fastify with 415 before a handler runs.
   adapter.getInstance().removeContentTypeParser('text/plain');
+  registerJsonBodyParser(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: true,
     bodyParser: false,

@@ -146,7 +146,7 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
       ['a token of the wrong shape', 'not-a-token'],
     ])('answers 401 for %s instead of creating an anonymous link', async (_label, token) => {
       const before = await countLinks();
-      const sent = _form === 'X-API-Key' ? { 'x-api-key': token } : { authorization: `Bearer ${token}` };
+      const sent: Record<string, string> = _form === 'X-API-Key' ? { 'x-api-key': token } : { authorization: `Bearer ${token}` };
 
       const response = await post({ url: 'https://example.com/' }, sent);
 

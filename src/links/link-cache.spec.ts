@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import type { AppConfig } from '../config/app-config.js';
-import { LinkCache } from './link-cache.js';
+import { LinkCache, type LinkInvalidationListener } from './link-cache.js';
 
 const withSize = (redirectCacheSize: number) => ({ redirectCacheSize }) as AppConfig;
 
@@ -34,7 +34,7 @@ describe('LinkCache', () => {
 
   it('tells listeners about local invalidations, and not about evictLocal', async () => {
     const sut = new LinkCache(withSize(10));
-    const listener = jest.fn();
+    const listener = jest.fn<LinkInvalidationListener>();
     sut.onInvalidate(listener);
 
     await sut.invalidate('abc');
@@ -72,7 +72,7 @@ describe('LinkCache', () => {
 
   it('stops calling a listener once removed', async () => {
     const sut = new LinkCache(withSize(10));
-    const listener = jest.fn();
+    const listener = jest.fn<LinkInvalidationListener>();
     const remove = sut.onInvalidate(listener);
     remove();
 

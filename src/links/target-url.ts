@@ -9,6 +9,8 @@ const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f-\u009f]/u;
 // The scheme must be spelled out with "//": "http:example.com" or "https:\\host" parse, but
 // only by the parser's error recovery.
 const HTTP_PREFIX = /^https?:\/\//i;
+// With the u flag this matches only unpaired surrogates, which the parser would turn into U+FFFD.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
 /**
  * Checks a target URL and returns the normalised form to store, or throws `invalid_url`.
@@ -23,6 +25,7 @@ export function normalizeTargetUrl(input: unknown, shortBaseUrl: string): string
   if (WHITESPACE_OR_CONTROL.test(trimmed)) {
     throw ApiError.invalidUrl('url must not contain whitespace or control characters (encode them)');
   }
+  if (LONE_SURROGATE.test(trimmed)) throw ApiError.invalidUrl('url must be valid Unicode text');
   if (!HTTP_PREFIX.test(trimmed)) throw ApiError.invalidUrl('url must be an absolute http:// or https:// URL');
 
   let parsed: URL;

@@ -23,6 +23,12 @@ const FASTIFY_ERRORS: Record<string, { status: number; error: ErrorName; detail:
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, error: 'invalid_json', detail: 'Invalid Content-Length' },
   FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, error: 'invalid_json', detail: 'The JSON request body is empty' },
   FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, error: 'invalid_json', detail: 'The request body is not valid JSON' },
+  // shortlink's own JSON parser (src/common/http/json-body-parser.ts).
+  SL_ERR_JSON_TOO_DEEP: { status: 400, error: 'invalid_json', detail: 'The JSON request body is nested too deeply' },
+  SL_ERR_JSON_NOT_UTF8: { status: 400, error: 'invalid_json', detail: 'The JSON request body is not valid UTF-8' },
+  // Raised by the router (through the adapter's `frameworkErrors`): a path no route can serve.
+  FST_ERR_BAD_URL: { status: 404, error: 'not_found', detail: 'The path is not a valid URL' },
+  FST_ERR_MAX_PARAM_LENGTH: { status: 404, error: 'not_found', detail: 'No such resource' },
 };
 
 // Prisma error codes that say the database cannot be reached right now (retry later, not a bug).
