@@ -1,15 +1,17 @@
 import { Controller, Get, HttpStatus, ServiceUnavailableException } from '@nestjs/common';
-import { ApiOkResponse, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators.js';
+import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
 import { HealthRepository } from './health.repository.js';
 
 export class HealthDto {
-  /** @example "ok" */
+  // Written out: the swagger plugin only reads classes in *.dto.ts files.
+  @ApiProperty({ enum: ['ok'], example: 'ok', description: 'Always `ok` when the service answers' })
   status!: 'ok';
 }
 
 export class ReadinessDto extends HealthDto {
-  /** @example "ok" */
+  @ApiProperty({ enum: ['ok'], example: 'ok', description: 'The database answered a query' })
   database!: 'ok';
 }
 
@@ -21,20 +23,23 @@ export class HealthController {
 
   /** Liveness: the process is up and serving HTTP. */
   @Get()
-  @ApiOkResponse({ type: HealthDto })
+  @ApiOkResponse({ type: HealthDto, description: 'The service is up.' })
   liveness(): HealthDto {
     return { status: 'ok' };
   }
 
   /** Readiness: the database answers. A load balancer should stop routing here on 503. */
   @Get('ready')
-  @ApiOkResponse({ type: ReadinessDto })
-  @ApiServiceUnavailableResponse({ description: 'The database is unreachable' })
+  @ApiOkResponse({ type: ReadinessDto, description: 'The service is up and its database answers.' })
+  @ApiProblemResponses('service_unavailable')
   async readiness(): Promise<ReadinessDto> {
     try {
       await this.health.pingDatabase();
     } catch {
-      throw new ServiceUnavailableException({ statusCode: HttpStatus.SERVICE_UNAVAILABLE, message: 'The database is unreachable' });
+      throw new ServiceUnavailableException({
+        statusCode: HttpStatus.SERVICE_UNAVAILABLE,
+        message: 'The database is unreachable',
+      });
     }
     return { status: 'ok', database: 'ok' };
   }

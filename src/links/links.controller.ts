@@ -1,12 +1,22 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, OptionalScopes, RequireScopes, type Caller } from '../auth/auth.decorators.js';
+import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
 import { PaginationQueryDto } from '../common/pagination/pagination-query.dto.js';
 import { CreateLinkDto } from './dto/create-link.dto.js';
 import { LinkDto, LinkListDto } from './dto/link.dto.js';
 import { UpdateLinkDto } from './dto/update-link.dto.js';
 import { LinksService } from './links.service.js';
 
+/** The `{code}` path parameter of every per-link operation. */
+const CODE_PARAM = ApiParam({
+  name: 'code',
+  description: 'The short code of one of your links',
+  schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{3,64}$', example: 'Ab3dE9x' },
+});
+
+@ApiTags('links')
 @Controller('api/links')
 export class LinksController {
   constructor(private readonly links: LinksService) {}
@@ -17,6 +27,28 @@ export class LinksController {
    */
   @Post()
   @OptionalScopes('links:write')
+  @ApiCreatedResponse({
+    type: LinkDto,
+    description: 'The link was created.',
+    headers: {
+      Location: {
+        description: 'Where the new link can be read: `/api/links/{code}`',
+        schema: { type: 'string', example: '/api/links/Ab3dE9x' },
+      },
+    },
+  })
+  @ApiProblemResponses(
+    'invalid_url',
+    'invalid_code',
+    'validation_failed',
+    'invalid_json',
+    'unauthorized',
+    'forbidden',
+    'code_taken',
+    'payload_too_large',
+    'unsupported_media_type',
+    'rate_limited',
+  )
   async createLink(
     @CurrentCaller() caller: Caller | undefined,
     @Body() body: CreateLinkDto,
@@ -30,6 +62,8 @@ export class LinksController {
   /** Lists the caller's links, newest first. */
   @Get()
   @RequireScopes('links:read')
+  @ApiOkResponse({ type: LinkListDto, description: 'One page of your links, newest first.' })
+  @ApiProblemResponses('validation_failed', 'unauthorized', 'forbidden', 'rate_limited')
   listLinks(@CurrentCaller() caller: Caller, @Query() query: PaginationQueryDto): Promise<LinkListDto> {
     return this.links.list(caller, query);
   }
@@ -37,6 +71,9 @@ export class LinksController {
   /** One of the caller's links. */
   @Get(':code')
   @RequireScopes('links:read')
+  @CODE_PARAM
+  @ApiOkResponse({ type: LinkDto, description: 'The link.' })
+  @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited')
   getLink(@CurrentCaller() caller: Caller, @Param('code') code: string): Promise<LinkDto> {
     return this.links.get(caller, code);
   }
@@ -44,7 +81,24 @@ export class LinksController {
   /** Points one of the caller's links at a new target; redirects follow at once. */
   @Put(':code')
   @RequireScopes('links:write')
-  updateLink(@CurrentCaller() caller: Caller, @Param('code') code: string, @Body() body: UpdateLinkDto): Promise<LinkDto> {
+  @CODE_PARAM
+  @ApiOkResponse({ type: LinkDto, description: 'The updated link.' })
+  @ApiProblemResponses(
+    'invalid_url',
+    'validation_failed',
+    'invalid_json',
+    'unauthorized',
+    'forbidden',
+    'not_found',
+    'payload_too_large',
+    'unsupported_media_type',
+    'rate_limited',
+  )
+  updateLink(
+    @CurrentCaller() caller: Caller,
+    @Param('code') code: string,
+    @Body() body: UpdateLinkDto,
+  ): Promise<LinkDto> {
     return this.links.updateUrl(caller, code, body.url);
   }
 
@@ -52,6 +106,9 @@ export class LinksController {
   @Delete(':code')
   @RequireScopes('links:write')
   @HttpCode(HttpStatus.NO_CONTENT)
+  @CODE_PARAM
+  @ApiNoContentResponse({ description: 'The link is gone; its code is free again.' })
+  @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited')
   deleteLink(@CurrentCaller() caller: Caller, @Param('code') code: string): Promise<void> {
     return this.links.remove(caller, code);
   }

@@ -1,10 +1,32 @@
-import { Controller, Get, Req, Res } from '@nestjs/common';
+import { Controller, Get, Head, Req, Res } from '@nestjs/common';
+import { ApiFoundResponse, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/auth.decorators.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
 import { RedirectService } from './redirect.service.js';
 
 type RedirectRequest = FastifyRequest<{ Params: { code: string } }>;
+
+const CODE_PARAM = ApiParam({
+  name: 'code',
+  description: 'The short code: the last path segment of a short URL',
+  schema: { type: 'string', example: 'Ab3dE9x' },
+});
+
+const REDIRECT_RESPONSE = ApiFoundResponse({
+  description: 'Found: the link exists; `Location` is its target.',
+  headers: {
+    Location: {
+      description: 'The target URL',
+      schema: { type: 'string', format: 'uri', example: 'https://example.com/' },
+    },
+    'Cache-Control': {
+      description: 'Always `private, no-store`: every visit reaches the service, and a changed target applies at once',
+      schema: { type: 'string', example: 'private, no-store' },
+    },
+  },
+});
 
 /**
  * `GET /{code}` and `HEAD /{code}` (Fastify answers HEAD with the GET route). The router prefers
@@ -12,13 +34,29 @@ type RedirectRequest = FastifyRequest<{ Params: { code: string } }>;
  * has more segments, so those always win. Reserved names are refused as custom codes so no
  * link hides behind a route.
  */
+@ApiTags('redirect')
 @Controller()
 export class RedirectController {
   constructor(private readonly redirects: RedirectService) {}
 
+  /** Like `GET /{code}` without a body, and the visit is not counted: for link checkers and previews. */
+  // Declared before the GET route: Fastify then uses this HEAD route instead of deriving one
+  // from GET, so HEAD is documented in OpenAPI like every other operation.
+  @Head(':code')
+  @Public()
+  @CODE_PARAM
+  @REDIRECT_RESPONSE
+  @ApiProblemResponses('not_found')
+  redirectHead(@Req() request: RedirectRequest, @Res() reply: FastifyReply): Promise<void> {
+    return this.redirect(request, reply);
+  }
+
   /** Redirects to the link's target (302) and counts the visit; 404 for unknown codes. */
   @Get(':code')
   @Public()
+  @CODE_PARAM
+  @REDIRECT_RESPONSE
+  @ApiProblemResponses('not_found')
   // Raw request and reply: this is the hot path, so no pipes, param decorators or serialisation.
   async redirect(@Req() request: RedirectRequest, @Res() reply: FastifyReply): Promise<void> {
     const code = request.params.code;

@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
@@ -17,6 +18,7 @@ export class PaginationQueryDto {
    * Page size, 1 to 100.
    * @example 20
    */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })
   @IsOptional()
   @Transform(toStrictInteger)
   @IsInt()
@@ -28,6 +30,7 @@ export class PaginationQueryDto {
    * Number of links to skip, 0 or more.
    * @example 0
    */
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 })
   @IsOptional()
   @Transform(toStrictInteger)
   @IsInt()

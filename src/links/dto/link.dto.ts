@@ -1,3 +1,5 @@
+import { ApiProperty } from '@nestjs/swagger';
+
 /** A short link as the API returns it. */
 export class LinkDto {
   /**
@@ -10,24 +12,28 @@ export class LinkDto {
    * The short URL to share: `{SHORT_BASE_URL}/{code}`.
    * @example "https://sho.rt/Ab3dE9x"
    */
+  @ApiProperty({ format: 'uri' })
   short_url!: string;
 
   /**
    * The target the short URL redirects to, normalised.
    * @example "https://example.com/"
    */
+  @ApiProperty({ format: 'uri' })
   url!: string;
 
   /**
    * When the link was created (ISO 8601, UTC).
    * @example "2026-11-21T10:00:00.000Z"
    */
+  @ApiProperty({ format: 'date-time' })
   created_at!: string;
 
   /**
    * When the target was last changed (ISO 8601, UTC).
    * @example "2026-11-21T10:00:00.000Z"
    */
+  @ApiProperty({ format: 'date-time' })
   updated_at!: string;
 
   /**
@@ -35,6 +41,7 @@ export class LinkDto {
    * the click flush interval (1 second by default).
    * @example 0
    */
+  @ApiProperty({ type: 'integer', minimum: 0 })
   clicks!: number;
 }
 
@@ -47,17 +54,20 @@ export class LinkListDto {
    * How many links the account has in all.
    * @example 42
    */
+  @ApiProperty({ type: 'integer', minimum: 0 })
   total!: number;
 
   /**
    * The page size used.
    * @example 20
    */
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100 })
   limit!: number;
 
   /**
    * How many links were skipped.
    * @example 0
    */
+  @ApiProperty({ type: 'integer', minimum: 0 })
   offset!: number;
 }

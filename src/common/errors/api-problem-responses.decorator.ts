@@ -1,0 +1,151 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiExtraModels, ApiResponse, getSchemaPath, type ExampleObject, type HeadersObject } from '@nestjs/swagger';
+import { STATUS_CODES } from 'node:http';
+import type { ErrorName } from './api-error.js';
+import { ProblemDto } from './problem.dto.js';
+
+/** When each error is answered, and a typical `detail`: one catalogue for every operation. */
+const CATALOGUE: Record<ErrorName, { status: number; when: string; detail: string }> = {
+  invalid_url: {
+    status: 400,
+    when: '`url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters, or points at this service',
+    detail: 'url must be an absolute http or https URL',
+  },
+  invalid_code: {
+    status: 400,
+    when: '`custom_code` is empty, not 3 to 64 characters from `[A-Za-z0-9_-]`, or a reserved name',
+    detail: 'custom_code must be 3 to 64 characters from A-Z, a-z, 0-9, "_" and "-"',
+  },
+  validation_failed: {
+    status: 400,
+    when: 'an unknown field, or a value of the wrong type or out of range',
+    detail: 'property foo should not exist',
+  },
+  invalid_json: { status: 400, when: 'the body is not valid JSON', detail: 'The request body is not valid JSON' },
+  unauthorized: {
+    status: 401,
+    when: 'no token where one is required, or a malformed, invalid or revoked token',
+    detail: 'The API token is invalid or revoked',
+  },
+  forbidden: {
+    status: 403,
+    when: 'the token lacks the scope the operation needs',
+    detail: 'The API token lacks the scope links:write',
+  },
+  not_found: {
+    status: 404,
+    when: 'no such link: the code is unknown or deleted, or belongs to another account or to no account',
+    detail: 'No such short link',
+  },
+  code_taken: {
+    status: 409,
+    when: '`custom_code` is already in use',
+    detail: 'The code "spring-sale" is already taken',
+  },
+  payload_too_large: { status: 413, when: 'the body exceeds 1 MiB', detail: 'The request body exceeds 1 MiB' },
+  unsupported_media_type: {
+    status: 415,
+    when: 'the body is not sent as `application/json`',
+    detail: 'Send the request body as application/json',
+  },
+  rate_limited: {
+    status: 429,
+    when: 'too many requests in the current window; retry after `Retry-After` seconds',
+    detail: 'Too many requests; retry in 42 seconds',
+  },
+  internal_error: { status: 500, when: 'an unexpected server fault', detail: 'An unexpected error occurred' },
+  service_unavailable: {
+    status: 503,
+    when: 'the database is unreachable; retry later',
+    detail: 'The database is unavailable; retry later',
+  },
+};
+
+const integerHeader = (description: string, example: number) => ({ description, schema: { type: 'integer', example } });
+
+/** Headers that come with some statuses, whatever the operation. */
+const HEADERS: Partial<Record<number, HeadersObject>> = {
+  401: { 'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string', example: 'Bearer' } } },
+  429: {
+    'Retry-After': integerHeader('Seconds until the window resets and requests are accepted again', 42),
+    'X-RateLimit-Limit': integerHeader('Requests allowed per window', 60),
+    'X-RateLimit-Remaining': integerHeader('Requests left in the current window', 0),
+    'X-RateLimit-Reset': integerHeader('Seconds until the window resets', 42),
+  },
+};
+
+function byStatus(names: ErrorName[]): Map<number, ErrorName[]> {
+  const groups = new Map<number, ErrorName[]>();
+  for (const name of names) {
+    const { status } = CATALOGUE[name];
+    groups.set(status, [...(groups.get(status) ?? []), name]);
+  }
+  return groups;
+}
+
+function describe(status: number, names: ErrorName[]): string {
+  const reasons = names.map((name) => `\`${name}\`: ${CATALOGUE[name].when}`);
+  return `${STATUS_CODES[status]}. ${reasons.join('; ')}.`;
+}
+
+function problemExample(name: ErrorName): ExampleObject {
+  const { status, detail } = CATALOGUE[name];
+  const fieldErrors =
+    name === 'invalid_url' || name === 'invalid_code' || name === 'validation_failed'
+      ? {
+          errors: [
+            {
+              field: name === 'invalid_code' ? 'custom_code' : name === 'invalid_url' ? 'url' : 'foo',
+              message: detail,
+            },
+          ],
+        }
+      : {};
+  return {
+    summary: name,
+    value: { type: 'about:blank', title: STATUS_CODES[status], status, error: name, detail, ...fieldErrors },
+  };
+}
+
+/**
+ * Documents the errors an operation can answer, by their stable names, as RFC 9457 problem
+ * details (`application/problem+json`, schema `ProblemDto`), one response per status with an
+ * example per name: `@ApiProblemResponses('invalid_url', 'unauthorized', 'rate_limited')`.
+ */
+export function ApiProblemResponses(...names: ErrorName[]): MethodDecorator & ClassDecorator {
+  const responses = [...byStatus(names)].map(([status, group]) =>
+    ApiResponse({
+      status,
+      description: describe(status, group),
+      headers: HEADERS[status],
+      content: {
+        'application/problem+json': {
+          schema: { $ref: getSchemaPath(ProblemDto) },
+          examples: Object.fromEntries(group.map((name) => [name, problemExample(name)])),
+        },
+      },
+    }),
+  );
+  return applyDecorators(ApiExtraModels(ProblemDto), ...responses);
+}
+
+/**
+ * The same for the plain-text endpoint (`GET /api/s`), whose errors are `error: <name>` bodies
+ * in `text/plain`.
+ */
+export function ApiPlainTextErrorResponses(...names: ErrorName[]): MethodDecorator & ClassDecorator {
+  const responses = [...byStatus(names)].map(([status, group]) =>
+    ApiResponse({
+      status,
+      description: describe(status, group),
+      headers: HEADERS[status],
+      content: {
+        'text/plain': {
+          schema: { type: 'string', pattern: '^error: [a-z_]+$' },
+          examples: Object.fromEntries(group.map((name) => [name, { summary: name, value: `error: ${name}` }])),
+        },
+      },
+    }),
+  );
+  return applyDecorators(...responses);
+}
