@@ -1,3 +1,4 @@
+import { RequestMethod } from '@nestjs/common';
 import type { Params } from 'nestjs-pino';
 import type { AppConfig } from '../config/app-config.js';
 
@@ -11,11 +12,17 @@ export const REDACTED_PATHS = [
 
 export function loggerOptions(config: AppConfig): Params {
   return {
+    // nestjs-pino's default route pattern (`{/*splat}`) matches nothing under the Fastify adapter
+    // of Nest 12, which silently turned request logging off; `{*splat}` matches every path.
+    forRoutes: [{ path: '{*splat}', method: RequestMethod.ALL }],
     pinoHttp: {
       level: config.logLevel,
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       // Health probes every few seconds would drown the request log.
-      autoLogging: { ignore: (req) => req.url?.startsWith('/health') ?? false },
+      // Middleware sees `url` with the matched prefix stripped; `originalUrl` is the request's own.
+      autoLogging: {
+        ignore: (req) => ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').startsWith('/health'),
+      },
       customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
     },
   };

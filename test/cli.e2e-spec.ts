@@ -1,0 +1,264 @@
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SCOPES } from '../src/auth/scopes.js';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+import { childEnv, completion, PROJECT_ROOT, runSource, type ProcessResult } from './support/run-source.js';
+import { spawn } from 'node:child_process';
+
+/** The `shortlink` tool, run from its TypeScript source as a real process on the spec's database. */
+describe('shortlink CLI', () => {
+  let database: TestDatabase;
+  const shortlink = (args: string[], env: Record<string, string> = {}): Promise<ProcessResult> =>
+    runSource('src/cli/main.ts', args, { DATABASE_URL: database.url, ...env });
+  const email = 'Owner@Example.test';
+
+  beforeAll(async () => {
+    // Not migrated: the CLI itself must prepare a fresh database, as on a new install.
+    database = await createTestDatabase();
+  });
+
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  it('prints its help, naming every command', async () => {
+    const result = await shortlink(['--help']);
+
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('Usage: shortlink');
+    expect(result.stdout).toMatch(/account/);
+    expect(result.stdout).toMatch(/token/);
+    const tokenHelp = await shortlink(['token', '--help']);
+    expect(tokenHelp.stdout).toMatch(/create[\s\S]*list[\s\S]*revoke/);
+  });
+
+  it('creates an account on a fresh database and prints it as JSON', async () => {
+    const result = await shortlink(['account', 'create', email]);
+
+    expect(result.stderr).not.toMatch(/Error|at .*\(/);
+    expect(result.status).toBe(0);
+    const account = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(Object.keys(account).sort()).toEqual(['created_at', 'email', 'id']);
+    expect(account.email).toBe('owner@example.test');
+    expect(new Date(account.created_at as string).toISOString()).toBe(account.created_at);
+  });
+
+  it('refuses a duplicate account (e-mail compared case-insensitively) with one line and exit 1', async () => {
+    const result = await shortlink(['account', 'create', 'OWNER@example.test']);
+
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim().split('\n')).toEqual(['shortlink: An account for owner@example.test already exists']);
+  });
+
+  it.each(['not-an-email', 'a@b', 'two words@example.test'])('refuses the invalid e-mail %j', async (bad) => {
+    const result = await shortlink(['account', 'create', bad]);
+
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^shortlink: Not an e-mail address/m);
+  });
+
+  it('stops on bad configuration with one line naming the variable', async () => {
+    const result = await shortlink(['account', 'create', 'x@example.test'], { PORT: 'abc' });
+
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('shortlink: Invalid configuration: PORT="abc" must be an integer number\n');
+  });
+
+  it('stops on an unknown DATABASE_URL scheme with one line naming it', async () => {
+    const result = await shortlink(['token', 'list', email], { DATABASE_URL: 'mysql://localhost/x' });
+
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('DATABASE_URL');
+  });
+
+  it('exits 1 on an unknown command or a missing argument', async () => {
+    expect((await shortlink(['launch'])).status).toBe(1);
+    const missing = await shortlink(['token', 'revoke']);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain("missing required argument 'token-id'");
+  });
+
+  describe('with the server running on the same database', () => {
+    let testApp: TestApp;
+
+    beforeAll(async () => {
+      testApp = await startTestApp({}, database);
+    });
+
+    afterAll(async () => {
+      await testApp.close();
+    });
+
+    const createToken = async (args: string[] = []): Promise<string> => {
+      const result = await shortlink(['token', 'create', email, ...args]);
+      expect(result.stderr).not.toMatch(/Error/);
+      expect(result.status).toBe(0);
+      return result.stdout;
+    };
+
+    it('prints a new token alone on one line, and it works in both headers', async () => {
+      const stdout = await createToken();
+
+      expect(stdout).toMatch(/^sl_[0-9A-Za-z]{40}\n$/);
+      const token = stdout.trim();
+      const viaApiKey = await testApp.request('/api/links', { headers: { 'x-api-key': token } });
+      const viaBearer = await testApp.request('/api/links', { headers: { authorization: `Bearer ${token}` } });
+      expect(viaApiKey.status).toBe(200);
+      expect(viaBearer.status).toBe(200);
+      const created = await testApp.request('/api/links', {
+        method: 'POST',
+        headers: { 'x-api-key': token },
+        json: { url: 'https://example.com/cli' },
+      });
+      expect(created.status).toBe(201);
+    });
+
+    it('gives a new token both scopes and the name "default" unless told otherwise', async () => {
+      const token = (await createToken()).trim();
+
+      const list = JSON.parse((await shortlink(['token', 'list', email])).stdout) as Array<Record<string, unknown>>;
+      const view = list.find((entry) => entry.prefix === token.slice(0, 7));
+      expect(view).toMatchObject({ name: 'default', scopes: [...SCOPES], revoked_at: null });
+    });
+
+    it('honours --scopes: a read-only token may list but not create (403 forbidden)', async () => {
+      const token = (await createToken(['--name', 'read only', '--scopes', 'links:read'])).trim();
+
+      expect((await testApp.request('/api/links', { headers: { 'x-api-key': token } })).status).toBe(200);
+      const write = await testApp.request('/api/links', {
+        method: 'POST',
+        headers: { 'x-api-key': token },
+        json: { url: 'https://example.com/' },
+      });
+      expect(write.status).toBe(403);
+      expect(await write.json()).toMatchObject({ error: 'forbidden' });
+    });
+
+    it('honours --scopes: a write-only token may create but not list', async () => {
+      const token = (await createToken(['--scopes', ' links:write '])).trim();
+
+      expect((await testApp.request('/api/links', { headers: { 'x-api-key': token } })).status).toBe(403);
+      const write = await testApp.request('/api/links', {
+        method: 'POST',
+        headers: { authorization: `bearer ${token}` },
+        json: { url: 'https://example.com/' },
+      });
+      expect(write.status).toBe(201);
+    });
+
+    it('refuses an unknown scope, naming the valid ones, and creates nothing', async () => {
+      const before = JSON.parse((await shortlink(['token', 'list', email])).stdout) as unknown[];
+
+      const result = await shortlink(['token', 'create', email, '--scopes', 'links:read,links:admin']);
+
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain('links:admin');
+      expect(result.stderr).toContain('valid scopes: links:read, links:write');
+      const after = JSON.parse((await shortlink(['token', 'list', email])).stdout) as unknown[];
+      expect(after).toHaveLength(before.length);
+    });
+
+    it('refuses an empty scope list', async () => {
+      const result = await shortlink(['token', 'create', email, '--scopes', ',']);
+
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain('--scopes');
+    });
+
+    it('refuses a token for an unknown account', async () => {
+      const result = await shortlink(['token', 'create', 'nobody@example.test']);
+
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim()).toBe(
+        'shortlink: No account for nobody@example.test; create it with: shortlink account create nobody@example.test',
+      );
+      expect((await shortlink(['token', 'list', 'nobody@example.test'])).status).toBe(1);
+    });
+
+    it('lists tokens as JSON without ever printing a raw token or its hash', async () => {
+      const token = (await createToken(['--name', 'listed'])).trim();
+
+      const result = await shortlink(['token', 'list', email]);
+
+      expect(result.status).toBe(0);
+      expect(result.stdout).not.toContain(token);
+      expect(result.stdout).not.toContain(token.slice(7));
+      expect(result.stdout).not.toMatch(/[0-9a-f]{64}/);
+      const list = JSON.parse(result.stdout) as Array<Record<string, unknown>>;
+      expect(list.length).toBeGreaterThanOrEqual(1);
+      for (const entry of list) {
+        expect(Object.keys(entry).sort()).toEqual(['created_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at', 'scopes']);
+      }
+      expect(list.find((entry) => entry.name === 'listed')).toMatchObject({ prefix: token.slice(0, 7) });
+    });
+
+    it('revokes a token: it prints the revoked token and the token answers 401 at once', async () => {
+      const token = (await createToken(['--name', 'to revoke'])).trim();
+      expect((await testApp.request('/api/links', { headers: { 'x-api-key': token } })).status).toBe(200);
+      const list = JSON.parse((await shortlink(['token', 'list', email])).stdout) as Array<{ id: string; name: string }>;
+      const id = list.find((entry) => entry.name === 'to revoke')!.id;
+
+      const result = await shortlink(['token', 'revoke', id]);
+
+      expect(result.status).toBe(0);
+      const revoked = JSON.parse(result.stdout) as Record<string, unknown>;
+      expect(revoked).toMatchObject({ id, name: 'to revoke' });
+      expect(typeof revoked.revoked_at).toBe('string');
+      expect(JSON.stringify(revoked)).not.toContain(token);
+      const refused = await testApp.request('/api/links', { headers: { 'x-api-key': token } });
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toBe('Bearer');
+      expect(await refused.json()).toMatchObject({ error: 'unauthorized' });
+      expect((await testApp.request('/api/links', { headers: { authorization: `Bearer ${token}` } })).status).toBe(401);
+    });
+
+    it('keeps the first revocation time when a token is revoked twice', async () => {
+      await createToken(['--name', 'twice']);
+      const list = JSON.parse((await shortlink(['token', 'list', email])).stdout) as Array<{ id: string; name: string }>;
+      const id = list.find((entry) => entry.name === 'twice')!.id;
+
+      const first = JSON.parse((await shortlink(['token', 'revoke', id])).stdout) as { revoked_at: string };
+      const second = await shortlink(['token', 'revoke', id]);
+
+      expect(second.status).toBe(0);
+      expect(JSON.parse(second.stdout)).toMatchObject({ revoked_at: first.revoked_at });
+    });
+
+    it('refuses to revoke an unknown token id', async () => {
+      const result = await shortlink(['token', 'revoke', '00000000-0000-0000-0000-000000000000']);
+
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr.trim()).toBe('shortlink: No token with id 00000000-0000-0000-0000-000000000000');
+    });
+  });
+
+  it('bin/shortlink.js asks for `npm run build` when the compiled CLI is missing', async () => {
+    // A copy of the package layout without dist/, as on a fresh clone before the build.
+    const dir = mkdtempSync(join(tmpdir(), 'shortlink-bin-'));
+    try {
+      mkdirSync(join(dir, 'bin'));
+      copyFileSync(join(PROJECT_ROOT, 'bin', 'shortlink.js'), join(dir, 'bin', 'shortlink.js'));
+      copyFileSync(join(PROJECT_ROOT, 'package.json'), join(dir, 'package.json'));
+      const child = spawn(process.execPath, [join(dir, 'bin', 'shortlink.js'), '--help'], {
+        env: childEnv({}),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+
+      const result = await completion(child);
+
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain('npm run build');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
