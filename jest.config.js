@@ -5,7 +5,14 @@
  * CommonJS dependencies that `require()` an ESM-only package fail under Jest on Node 20 (Node
  * itself allows it). Jest compiles just those packages to CommonJS instead.
  */
-const ESM_ONLY_REQUIRED_FROM_CJS = ['content-disposition', 'cookie'];
+const ESM_ONLY_REQUIRED_FROM_CJS = [
+  'content-disposition',
+  'cookie',
+  // @nestjs/throttler ships CommonJS only and requires these two (ESM-only since Nest 12). Its
+  // requires get a CommonJS copy; everything imported as ESM still uses the one ESM instance.
+  '@nestjs/common',
+  '@nestjs/core',
+];
 
 /** @type {import('jest').Config} */
 const base = {
