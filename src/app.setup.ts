@@ -18,6 +18,9 @@ export async function configureApp(app: NestFastifyApplication): Promise<NestFas
   // Swagger UI at /docs and the document at /openapi.json.
   await setupOpenApi(app);
 
-  app.enableShutdownHooks();
+  // On SIGTERM/SIGINT: stop accepting, finish in-flight requests, run the shutdown hooks (click
+  // flush, database close), then exit 0. Without useProcessExit Nest re-raises the signal, so the
+  // process would die "killed by SIGTERM" (status 143) and pino could lose its last lines.
+  app.enableShutdownHooks([], { useProcessExit: true });
   return app;
 }

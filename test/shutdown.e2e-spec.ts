@@ -1,0 +1,106 @@
+import { request as httpRequest } from 'node:http';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { runSource } from './support/run-source.js';
+import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { startTestApp } from './support/test-app.js';
+
+/** The real server as `npm start` runs it (from source), on a fresh database of the kind under test. */
+describe('server process', () => {
+  it('refuses a bad PORT with one line naming it, no stack trace, exit status 1', async () => {
+    const result = await runSource('src/main.ts', [], { PORT: 'abc', DATABASE_URL: 'file:/nonexistent/never-created.db' });
+
+    expect(result.status).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe('Invalid configuration: PORT="abc" must be an integer number\n');
+  });
+
+  it('refuses an unknown DATABASE_URL scheme with one line naming it', async () => {
+    const result = await runSource('src/main.ts', [], { DATABASE_URL: 'mysql://localhost/shortlink' });
+
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toHaveLength(1);
+    expect(result.stderr).toContain('DATABASE_URL');
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  describe('on SIGTERM', () => {
+    let database: TestDatabase;
+    let server: ServerProcess | undefined;
+    let token: string;
+
+    beforeAll(async () => {
+      database = await createTestDatabase();
+      const env = { DATABASE_URL: database.url };
+      expect((await runSource('src/cli/main.ts', ['account', 'create', 'ops@example.test'], env)).status).toBe(0);
+      const created = await runSource('src/cli/main.ts', ['token', 'create', 'ops@example.test'], env);
+      expect(created.status).toBe(0);
+      token = created.stdout.trim();
+    });
+
+    afterAll(async () => {
+      if (server) server.child.kill('SIGKILL');
+      await database.drop();
+    });
+
+    it('finishes in-flight requests, persists buffered clicks and exits 0', async () => {
+      // Clicks are only written at shutdown (the interval is far longer than the test).
+      server = await startServerProcess({ DATABASE_URL: database.url, CLICK_FLUSH_INTERVAL_MS: '60000', LOG_LEVEL: 'info' });
+      const baseUrl = server.baseUrl;
+      const created = await fetch(`${baseUrl}/api/links`, {
+        method: 'POST',
+        headers: { 'x-api-key': token, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'https://example.com/before-shutdown' }),
+      });
+      expect(created.status).toBe(201);
+      const { code } = (await created.json()) as { code: string };
+      for (let i = 0; i < 7; i++) {
+        const redirect = await fetch(`${baseUrl}/${code}`, { redirect: 'manual' });
+        expect(redirect.status).toBe(302);
+      }
+
+      // A slow client: the server has its headers and half its body when SIGTERM arrives.
+      const body = JSON.stringify({ url: 'https://example.com/in-flight', custom_code: 'in-flight' });
+      const slow = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${baseUrl}/api/links`, {
+          method: 'POST',
+          headers: { 'x-api-key': token, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        });
+        req.on('error', reject);
+        req.on('response', (res) => {
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        });
+        req.write(body.slice(0, 10));
+        setTimeout(() => req.end(body.slice(10)), 700);
+      });
+      // Many quick ones, in flight at the same moment.
+      const burst = Array.from({ length: 40 }, () =>
+        fetch(`${baseUrl}/api/links?limit=1`, { headers: { 'x-api-key': token } }).then((r) => r.status),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+
+      server.child.kill('SIGTERM');
+      const [slowResult, burstStatuses, exit] = await Promise.all([slow, Promise.all(burst), server.exited]);
+      server = undefined;
+
+      expect(slowResult.status).toBe(201);
+      expect(JSON.parse(slowResult.body)).toMatchObject({ code: 'in-flight' });
+      expect(burstStatuses.every((status) => status === 200)).toBe(true);
+      expect(exit.signal).toBeNull();
+      expect(exit.status).toBe(0);
+      expect(exit.stderr).not.toMatch(/error/i);
+
+      // Read back through a fresh app on the same database: nothing was lost.
+      const after = await startTestApp({}, database);
+      try {
+        const link = await after.request(`/api/links/${code}`, { headers: { 'x-api-key': token } });
+        expect(await link.json()).toMatchObject({ code, clicks: 7 });
+        const inFlight = await after.request('/api/links/in-flight', { headers: { 'x-api-key': token } });
+        expect(inFlight.status).toBe(200);
+      } finally {
+        await after.close();
+      }
+    });
+  });
+});
