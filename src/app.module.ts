@@ -11,6 +11,7 @@ import { QuickShortenModule } from './quick-shorten/quick-shorten.module.js';
 import { RedirectModule } from './redirect/redirect.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { RedisModule } from './redis/redis.module.js';
+import { ScaleOutModule } from './scale-out/scale-out.module.js';
 import { TokensModule } from './tokens/tokens.module.js';
 import { loggerOptions } from './logging/logger.options.js';
 
@@ -33,6 +34,7 @@ export class AppModule {
         LinksModule,
         QuickShortenModule,
         RedirectModule,
+        ScaleOutModule,
       ],
     };
   }

@@ -26,13 +26,15 @@ export class LinkCache {
   private readonly entries: LruCache<string, string>;
   private readonly listeners: LinkInvalidationListener[] = [];
   private invalidations = 0;
+  /** While set, the cache is bypassed: this instance cannot hear other instances' changes. */
+  private suspended = false;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.entries = new LruCache(config.redirectCacheSize);
   }
 
   get(code: string): string | undefined {
-    return this.entries.get(code);
+    return this.suspended ? undefined : this.entries.get(code);
   }
 
   /** A value to pass to `setIfUnchanged` after reading the database. */
@@ -42,7 +44,7 @@ export class LinkCache {
 
   /** Stores a target read from the database unless a link changed since `generation`. */
   setIfUnchanged(code: string, target: string, generation: number): void {
-    if (generation === this.invalidations) this.entries.set(code, target);
+    if (generation === this.invalidations && !this.suspended) this.entries.set(code, target);
   }
 
   /** Drops the code here and tells every listener (other instances) to do the same. */
@@ -61,6 +63,27 @@ export class LinkCache {
   evictLocal(code: string): void {
     this.invalidations++;
     this.entries.delete(code);
+  }
+
+  /** Drops every entry on this instance (entries read before now are not stored either). */
+  evictAll(): void {
+    this.invalidations++;
+    this.entries.clear();
+  }
+
+  /**
+   * Stops using the cache: redirects read the database. For while this instance cannot receive
+   * other instances' invalidations (its Redis subscription is down; see src/scale-out).
+   */
+  suspend(): void {
+    this.suspended = true;
+    this.evictAll();
+  }
+
+  /** Uses the cache again, starting empty, since invalidations may have been missed meanwhile. */
+  resume(): void {
+    this.evictAll();
+    this.suspended = false;
   }
 
   /** Registers a listener for local invalidations; returns a function that removes it. */

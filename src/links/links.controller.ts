@@ -4,6 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { CurrentCaller, OptionalScopes, RequireScopes, type Caller } from '../auth/auth.decorators.js';
 import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
 import { PaginationQueryDto } from '../common/pagination/pagination-query.dto.js';
+import { AnonymousCreation } from '../rate-limit/rate-limit.decorators.js';
 import { CreateLinkDto } from './dto/create-link.dto.js';
 import { LinkDto, LinkListDto } from './dto/link.dto.js';
 import { UpdateLinkDto } from './dto/update-link.dto.js';
@@ -27,6 +28,8 @@ export class LinksController {
    */
   @Post()
   @OptionalScopes('links:write')
+  // Without a token this counts against the client IP's anonymous limit, shared with GET /api/s.
+  @AnonymousCreation()
   @ApiCreatedResponse({
     type: LinkDto,
     description: 'The link was created.',

@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators.js';
 import { ApiPlainTextErrorResponses } from '../common/errors/api-problem-responses.decorator.js';
 import { PlainTextErrorFilter } from '../common/errors/problem-details.filter.js';
+import { AnonymousCreation } from '../rate-limit/rate-limit.decorators.js';
 import { QuickShortenService } from './quick-shorten.service.js';
 
 /** `GET /api/s?url=`: for scripts and devices that cannot read JSON. Answers and errors are plain text. */
@@ -16,6 +17,7 @@ export class QuickShortenController {
   @Get()
   // Token headers are ignored: the links are always anonymous (the rate limit is per client IP).
   @Public()
+  @AnonymousCreation()
   @Header('Content-Type', 'text/plain; charset=utf-8')
   @Header('Cache-Control', 'no-store')
   @ApiProduces('text/plain')
