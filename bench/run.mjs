@@ -105,26 +105,35 @@ function readOptions() {
 const log = (message) => process.stderr.write(`${message}\n`);
 
 /**
- * Measures one load `runs` times (after a warm-up) while sampling the server's RSS; keeps the
- * run with the median throughput.
+ * Measures one load against several targets `runs` times, interleaved (A B C, A B C, …) so that a
+ * change in the machine's load hits every target alike and the ratios stay meaningful. Each
+ * target is warmed up first; each keeps its run with the median throughput, and the peak RSS
+ * of all its runs.
+ * @param {{ name: string, port: number, pid: number }[]} targets
  */
-async function measure(options, target, load, connections) {
-  const baseUrl = `http://127.0.0.1:${target.port}`;
-  const warmup = options.warmup > 0 ? await drive(baseUrl, load, { connections, duration: options.warmup }) : undefined;
-  const runs = [];
-  for (let run = 0; run < options.runs; run++) {
-    const rss = sampleRss(target.pid);
-    const result = await drive(baseUrl, load, { connections, duration: options.duration });
-    runs.push({ ...result, rss: rss.stop() });
+async function measureInterleaved(options, targets, load, connections) {
+  const results = targets.map(() => ({ runs: /** @type {any[]} */ ([]), warmup: /** @type {any} */ (undefined) }));
+  for (const [i, target] of targets.entries()) {
+    if (options.warmup > 0) results[i].warmup = await drive(`http://127.0.0.1:${target.port}`, load, { connections, duration: options.warmup });
   }
-  const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
-  const median = sorted[Math.floor(sorted.length / 2)];
-  return {
-    ...median,
-    runs: runs.map((r) => r.requestsPerSecond),
-    answeredIncludingWarmup: runs.reduce((sum, r) => sum + r.answered, warmup?.answered ?? 0),
-    statusCodesIncludingWarmup: mergeCounts([warmup?.statusCodes ?? {}, ...runs.map((r) => r.statusCodes)]),
-  };
+  for (let run = 0; run < options.runs; run++) {
+    for (const [i, target] of targets.entries()) {
+      const rss = sampleRss(target.pid);
+      const result = await drive(`http://127.0.0.1:${target.port}`, load, { connections, duration: options.duration });
+      results[i].runs.push({ ...result, rss: rss.stop() });
+    }
+  }
+  return results.map(({ runs, warmup }) => {
+    const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+    const median = sorted[Math.floor(sorted.length / 2)];
+    const peaks = runs.map((r) => r.rss.peakMiB).filter((v) => v !== null);
+    return {
+      ...median,
+      rss: { peakMiB: peaks.length ? Math.max(...peaks) : null, endMiB: runs.at(-1).rss.endMiB },
+      runs: runs.map((r) => r.requestsPerSecond),
+      statusCodesIncludingWarmup: mergeCounts([warmup?.statusCodes ?? {}, ...runs.map((r) => r.statusCodes)]),
+    };
+  });
 }
 
 function mergeCounts(list) {
@@ -142,8 +151,9 @@ function redirectLoads(links) {
   };
 }
 
-async function runBaselines(options, links, report) {
-  const loads = redirectLoads(links);
+/** Starts both baselines with the same N links; they answer every seeded code from a Map. */
+async function startBaselines(links) {
+  const baselines = [];
   for (const [name, script] of [['node:http', 'node-http.mjs'], ['fastify', 'fastify.mjs']]) {
     const port = await freePort();
     const proc = startProcess(name, [join(ROOT, 'bench', 'baselines', script), String(port), String(links)], { stdout: 'pipe' });
@@ -151,14 +161,9 @@ async function runBaselines(options, links, report) {
       proc.child.stdout?.on('data', (chunk) => String(chunk).includes('listening') && resolveReady(undefined));
       void proc.exited.then(() => reject(new Error(`${name} baseline exited:\n${proc.stderr()}`)));
     });
-    for (const id of ['hit', 'miss']) {
-      if (!options.scenarios.has(id)) continue;
-      log(`  ${name} · ${SCENARIOS[id]}`);
-      const result = await measure(options, { port, pid: proc.pid }, loads[id], options.connections);
-      report.row({ database: '—', target: name, scenario: SCENARIOS[id], links, expected: '302', result });
-    }
-    await proc.stop();
+    baselines.push({ name, port, pid: proc.pid, proc });
   }
+  return baselines;
 }
 
 /** A fresh, migrated, seeded database of `kind`; `drop()` removes it. */
@@ -205,7 +210,7 @@ async function startService(options, database, extraEnv = {}) {
   };
   const proc = startProcess('shortlink', [SERVICE_ENTRY], { cwd: ROOT, env });
   await waitForHttp(proc, `http://127.0.0.1:${port}/health`);
-  return { proc, port, pid: proc.pid, env: extraEnv };
+  return { name: 'shortlink', proc, port, pid: proc.pid, env: extraEnv };
 }
 
 /** Requests every hot code once so the hit scenario starts with them cached. */
@@ -224,13 +229,23 @@ async function warmCache(port, paths) {
   return answered;
 }
 
-async function runService(options, kind, links, report) {
+/**
+ * Everything measured on one database kind with N links: the redirect scenarios side by side
+ * with the baselines, then the API.
+ */
+async function runGroup(options, kind, links, report) {
+  const group = { links, database: kind };
   const account = benchAccount();
   log(`  ${kind}: seeding ${links.toLocaleString('en')} links`);
   const seedStarted = Date.now();
   const database = await prepareBenchDatabase(kind, links, account);
   log(`  ${kind}: seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
   const loads = redirectLoads(links);
+  const baselines = options.scenarios.has('hit') || options.scenarios.has('miss') ? await startBaselines(links) : [];
+  const addRows = (targets, scenario, expected, results, note) =>
+    targets.forEach((target, i) =>
+      report.row({ ...group, group: kind, database: target.name === 'shortlink' ? kind : '—', target: target.name, scenario, expected, result: results[i], note: target.name === 'shortlink' ? note : undefined }),
+    );
   try {
     // Instance 1: cached redirects. Stopped gracefully, after which every answered redirect
     // must be in the database's click counts (buffered clicks are flushed on shutdown).
@@ -238,16 +253,17 @@ async function runService(options, kind, links, report) {
       const service = await startService(options, database);
       const before = await linkTotals(kind, database.location);
       const warmed = await warmCache(service.port, loads.hit.paths);
-      log(`  shortlink (${kind}) · ${SCENARIOS.hit}`);
-      const result = await measure(options, service, loads.hit, options.connections);
-      report.row({ database: kind, target: 'shortlink', scenario: SCENARIOS.hit, links, expected: '302', result });
+      log(`  ${SCENARIOS.hit}: node:http, fastify, shortlink (${kind})`);
+      const targets = [...baselines, service];
+      const results = await measureInterleaved(options, targets, loads.hit, options.connections);
+      addRows(targets, SCENARIOS.hit, '302', results);
       await service.proc.stop('SIGTERM');
       const after = await linkTotals(kind, database.location);
-      const redirects = warmed + (result.statusCodesIncludingWarmup['302'] ?? 0);
+      const redirects = warmed + (results.at(-1).statusCodesIncludingWarmup['302'] ?? 0);
       const counted = after.clicks - before.clicks;
       // Requests still in flight when autocannon stops are served and counted but not seen.
       report.check({
-        database: kind,
+        ...group,
         name: 'clicks flushed on graceful shutdown',
         ok: counted >= redirects && counted <= redirects + options.connections * (options.runs + 1),
         detail: `${redirects} redirects answered, ${counted} clicks in the database after SIGTERM`,
@@ -260,31 +276,32 @@ async function runService(options, kind, links, report) {
     if (!options.scenarios.has('miss') && apiScenarios.length === 0) return;
     const service = await startService(options, database, options.scenarios.has('miss') ? MISS_SERVICE_ENV : {});
     if (options.scenarios.has('miss')) {
-      log(`  shortlink (${kind}) · ${SCENARIOS.miss}  [${Object.entries(service.env).map(([k, v]) => `${k}=${v}`).join(' ')}]`);
-      const result = await measure(options, service, loads.miss, options.connections);
-      report.row({ database: kind, target: 'shortlink', scenario: SCENARIOS.miss, links, expected: '302', result, note: 'cache off' });
+      log(`  ${SCENARIOS.miss}: node:http, fastify, shortlink (${kind}, ${Object.entries(service.env).map(([k, v]) => `${k}=${v}`).join(' ')})`);
+      const targets = [...baselines, service];
+      const results = await measureInterleaved(options, targets, loads.miss, options.connections);
+      addRows(targets, SCENARIOS.miss, '302', results, 'cache off');
     }
     const before = await linkTotals(kind, database.location);
     let acknowledged = 0;
     const api = {
       create: {
-        load: { method: 'POST', path: '/api/links', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/a/fairly/long/landing-page?campaign=bench' }) },
+        load: { method: 'POST', paths: ['/api/links'], headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/a/fairly/long/landing-page?campaign=bench' }) },
         expected: '201',
       },
       quick: {
-        load: { method: 'GET', path: `/api/s?url=${encodeURIComponent('https://example.com/quick?campaign=bench')}` },
+        load: { method: 'GET', paths: [`/api/s?url=${encodeURIComponent('https://example.com/quick?campaign=bench')}`] },
         expected: '200',
       },
       list: {
-        load: { method: 'GET', path: '/api/links?limit=20', headers: { 'x-api-key': account.token } },
+        load: { method: 'GET', paths: ['/api/links?limit=20'], headers: { 'x-api-key': account.token } },
         expected: '200',
       },
     };
     for (const id of apiScenarios) {
       const { load, expected } = api[id];
-      log(`  shortlink (${kind}) · ${SCENARIOS[id]}`);
-      const result = await measure(options, service, { ...load, paths: [load.path] }, API_CONNECTIONS);
-      report.row({ database: kind, target: 'shortlink', scenario: SCENARIOS[id], links, expected, result });
+      log(`  ${SCENARIOS[id]}: shortlink (${kind})`);
+      const [result] = await measureInterleaved(options, [service], load, API_CONNECTIONS);
+      addRows([service], SCENARIOS[id], expected, [result]);
       if (id !== 'list') acknowledged += result.statusCodesIncludingWarmup[expected] ?? 0;
     }
     await service.proc.stop('SIGKILL');
@@ -292,13 +309,14 @@ async function runService(options, kind, links, report) {
       const after = await linkTotals(kind, database.location);
       const found = after.links - before.links;
       report.check({
-        database: kind,
+        ...group,
         name: 'created links survive SIGKILL',
         ok: found >= acknowledged,
         detail: `${acknowledged} creations acknowledged, ${found} new rows after kill -9`,
       });
     }
   } finally {
+    for (const baseline of baselines) await baseline.proc.stop();
     await database.drop();
   }
 }
@@ -317,17 +335,19 @@ function createReport(options) {
         ...(row.result.timeouts ? [`${row.result.timeouts} timeouts`] : []),
         ...(row.result.answered === 0 ? ['no answers'] : []),
       ];
-      rows.push({ ...row, ok: problems.length === 0, problems });
+      rows.push({ ...row, group: `${row.links}/${row.group ?? ''}`, ok: problems.length === 0, problems });
       if (problems.length) log(`    ! ${problems.join(', ')}`);
     },
     check(check) {
       checks.push(check);
       log(`    ${check.ok ? '✓' : '✗'} ${check.name}: ${check.detail}`);
     },
-    /** Ratio of each row to bare node:http on the same request pattern and link count. */
+    /** Ratio of each row to bare node:http measured beside it (same request pattern and group). */
     withRatios() {
       return rows.map((row) => {
-        const reference = rows.find((r) => r.target === 'node:http' && r.scenario === row.scenario && r.links === row.links);
+        const reference = rows.find(
+          (r) => r.target === 'node:http' && r.scenario === row.scenario && r.links === row.links && r.group === row.group,
+        );
         return { ...row, ratio: reference ? row.result.requestsPerSecond / reference.result.requestsPerSecond : null };
       });
     },
@@ -345,10 +365,7 @@ async function main() {
   const report = createReport(options);
   for (const links of options.links) {
     log(`\n${links.toLocaleString('en')} links`);
-    await runBaselines(options, links, report);
-    for (const kind of options.databases) {
-      if (options.scenarios.size) await runService(options, kind, links, report);
-    }
+    for (const kind of options.databases) await runGroup(options, kind, links, report);
   }
   const rows = report.withRatios();
   const finishedAt = new Date();
