@@ -45,17 +45,30 @@ function problem(status: number, error: ErrorName, detail: string, errors?: Fiel
   };
 }
 
+type DriverFailure = { kind?: string; code?: string; message?: string };
+
 function isDatabaseUnavailable(exception: unknown): boolean {
-  const candidate = exception as { name?: string; code?: unknown; cause?: { kind?: string; code?: string } };
+  const candidate = exception as {
+    name?: string;
+    code?: unknown;
+    cause?: DriverFailure;
+    meta?: { driverAdapterError?: { cause?: DriverFailure } };
+  };
   if (candidate?.name === 'PrismaClientInitializationError') return true;
   if (typeof candidate?.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
-  // Driver adapters report lost connections as DriverAdapterError with a `cause.kind`.
-  const kind = candidate?.cause?.kind ?? '';
-  const causeCode = candidate?.cause?.code ?? '';
-  return (
-    /DatabaseNotReachable|DatabaseAccessDenied|ConnectionClosed|SocketTimeout|TooManyConnections/.test(kind) ||
-    /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|57P0[13]|08\d{3})$/.test(causeCode)
-  );
+  // Driver adapters report lost connections as DriverAdapterError with a `cause.kind`; the Prisma
+  // client wraps that in a known-request error (P2010, P2039…) carrying it as meta.driverAdapterError.
+  return [candidate?.cause, candidate?.meta?.driverAdapterError?.cause].some((cause) => {
+    const kind = cause?.kind ?? '';
+    const code = cause?.code ?? '';
+    return (
+      /DatabaseNotReachable|DatabaseDoesNotExist|DatabaseAccessDenied|ConnectionClosed|SocketTimeout|TooManyConnections/.test(kind) ||
+      // 57P0x: server shutting down or connection terminated; 08xxx: connection exceptions;
+      // 55000 here: the database refuses connections (ALLOW_CONNECTIONS false, maintenance).
+      /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d{3})$/.test(code) ||
+      (code === '55000' && /not currently accepting connections/.test(cause?.message ?? ''))
+    );
+  });
 }
 
 /**
