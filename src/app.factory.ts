@@ -6,6 +6,7 @@ import { configureApp } from './app.setup.js';
 import { sendProblem } from './common/errors/problem-details.filter.js';
 import { registerJsonBodyParser } from './common/http/json-body-parser.js';
 import type { AppConfig } from './config/app-config.js';
+import { closeConnectionsWhenClosing } from './scale-out/graceful-shutdown.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Request bodies are tiny JSON objects; anything over 1 MiB is refused with 413. */
@@ -15,6 +16,8 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     bodyLimit: BODY_LIMIT_BYTES,
+    // Requests reaching a closing instance are served, not refused (see graceful-shutdown.ts).
+    return503OnClosing: false,
     // TRUST_PROXY=true believes exactly one proxy hop: the client IP is the address the load
     // balancer appended to X-Forwarded-For, not whatever the client wrote there itself
     // (`true` would take the first entry, which any client can forge to dodge rate limits).
@@ -29,6 +32,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   // media type is refused by Fastify with 415 before a handler runs.
   adapter.getInstance().removeContentTypeParser('text/plain');
   registerJsonBodyParser(adapter.getInstance());
+  closeConnectionsWhenClosing(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: true,
     bodyParser: false,
