@@ -16,7 +16,12 @@ describe('API token authentication', () => {
     const response = await testApp.request(path, init);
     const body = await response.text();
     bodies.push(body);
-    return { status: response.status, headers: response.headers, body, json: () => JSON.parse(body) as Record<string, unknown> };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body,
+      json: () => JSON.parse(body) as Record<string, unknown>,
+    };
   };
   const listLinks = (headers: Record<string, string>) => call('/api/links', { headers });
 
@@ -24,7 +29,12 @@ describe('API token authentication', () => {
     expect(response.status).toBe(401);
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
     expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    expect(response.json()).toMatchObject({ type: 'about:blank', status: 401, title: 'Unauthorized', error: 'unauthorized' });
+    expect(response.json()).toMatchObject({
+      type: 'about:blank',
+      status: 401,
+      title: 'Unauthorized',
+      error: 'unauthorized',
+    });
   };
 
   beforeAll(async () => {
@@ -107,7 +117,10 @@ describe('API token authentication', () => {
     it.each([
       ['a well-formed but unknown token', () => generateRawToken()],
       ['a value that is not a token at all', () => 'letmein'],
-      ['a token with one character changed', () => `${owner.token.slice(0, -1)}${owner.token.endsWith('a') ? 'b' : 'a'}`],
+      [
+        'a token with one character changed',
+        () => `${owner.token.slice(0, -1)}${owner.token.endsWith('a') ? 'b' : 'a'}`,
+      ],
       ['a valid token in the wrong case', () => owner.token.toUpperCase().replace(/^SL_/, 'sl_')],
     ])('refuses %s', async (_case, token) => {
       expectUnauthorized(await listLinks({ 'x-api-key': token() }));
@@ -163,7 +176,11 @@ describe('API token authentication', () => {
 
     it('lets a token with every scope call every route', async () => {
       const full = await createAccountWithToken(testApp, [...SCOPES]);
-      const created = await call('/api/links', { method: 'POST', headers: full.apiKey, json: { url: 'https://example.com/a' } });
+      const created = await call('/api/links', {
+        method: 'POST',
+        headers: full.apiKey,
+        json: { url: 'https://example.com/a' },
+      });
 
       expect(created.status).toBe(201);
       expect((await listLinks(full.apiKey)).json()).toMatchObject({ total: 1 });
@@ -171,7 +188,7 @@ describe('API token authentication', () => {
   });
 
   describe('secrecy of the raw token', () => {
-    it('never appears in a response body', async () => {
+    it('never appears in a response body', () => {
       // Runs after the other tests of this file: `bodies` holds every response they received.
       const tokens = [owner.token];
       expect(bodies.length).toBeGreaterThan(20);
@@ -189,7 +206,9 @@ describe('API token authentication', () => {
       const unknown = generateRawToken();
       try {
         const send = (headers: Record<string, string>, init: RequestInit = {}) =>
-          fetch(`${server.baseUrl}/api/links`, { ...init, headers: { ...headers, ...init.headers } }).then((r) => r.status);
+          fetch(`${server.baseUrl}/api/links`, { ...init, headers: { ...headers, ...init.headers } }).then(
+            (r) => r.status,
+          );
         expect(await send(owner.apiKey)).toBe(200);
         expect(await send(owner.bearer)).toBe(200);
         expect(await send({ authorization: `bearer ${owner.token}` })).toBe(200);

@@ -195,7 +195,15 @@ describe('shortlink CLI', () => {
       const list = JSON.parse(result.stdout) as Array<Record<string, unknown>>;
       expect(list.length).toBeGreaterThanOrEqual(1);
       for (const entry of list) {
-        expect(Object.keys(entry).sort()).toEqual(['created_at', 'id', 'last_used_at', 'name', 'prefix', 'revoked_at', 'scopes']);
+        expect(Object.keys(entry).sort()).toEqual([
+          'created_at',
+          'id',
+          'last_used_at',
+          'name',
+          'prefix',
+          'revoked_at',
+          'scopes',
+        ]);
       }
       expect(list.find((entry) => entry.name === 'listed')).toMatchObject({ prefix: token.slice(0, 7) });
     });
@@ -203,7 +211,10 @@ describe('shortlink CLI', () => {
     it('revokes a token: it prints the revoked token and the token answers 401 at once', async () => {
       const token = (await createToken(['--name', 'to revoke'])).trim();
       expect((await testApp.request('/api/links', { headers: { 'x-api-key': token } })).status).toBe(200);
-      const list = JSON.parse((await shortlink(['token', 'list', email])).stdout) as Array<{ id: string; name: string }>;
+      const list = JSON.parse((await shortlink(['token', 'list', email])).stdout) as Array<{
+        id: string;
+        name: string;
+      }>;
       const id = list.find((entry) => entry.name === 'to revoke')!.id;
 
       const result = await shortlink(['token', 'revoke', id]);
@@ -222,7 +233,10 @@ describe('shortlink CLI', () => {
 
     it('keeps the first revocation time when a token is revoked twice', async () => {
       await createToken(['--name', 'twice']);
-      const list = JSON.parse((await shortlink(['token', 'list', email])).stdout) as Array<{ id: string; name: string }>;
+      const list = JSON.parse((await shortlink(['token', 'list', email])).stdout) as Array<{
+        id: string;
+        name: string;
+      }>;
       const id = list.find((entry) => entry.name === 'twice')!.id;
 
       const first = JSON.parse((await shortlink(['token', 'revoke', id])).stdout) as { revoked_at: string };

@@ -68,13 +68,21 @@ describe('readiness when the database goes down and comes back', () => {
         headers: account.apiKey,
         json: { url: 'https://example.com/while-down' },
       });
-      const anonymous = await testApp.request('/api/links', { method: 'POST', json: { url: 'https://example.com/anon' } });
+      const anonymous = await testApp.request('/api/links', {
+        method: 'POST',
+        json: { url: 'https://example.com/anon' },
+      });
 
       for (const response of [list, create, anonymous]) {
         expect(response.status).toBe(503);
         expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
         const body = (await response.json()) as Record<string, unknown>;
-        expect(body).toMatchObject({ type: 'about:blank', status: 503, title: 'Service Unavailable', error: 'service_unavailable' });
+        expect(body).toMatchObject({
+          type: 'about:blank',
+          status: 503,
+          title: 'Service Unavailable',
+          error: 'service_unavailable',
+        });
         // No internals (driver messages, SQL, host names) leak to the client.
         expect(JSON.stringify(body)).not.toMatch(/postgres|ALLOW_CONNECTIONS|Prisma|127\.0\.0\.1/i);
       }

@@ -1,7 +1,6 @@
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
-import type { FastifyInstance } from 'fastify';
 import { AUTH_POLICY, type AuthPolicy } from '../src/auth/auth.decorators.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -26,11 +25,15 @@ function routesOf(testApp: TestApp): Route[] {
         const handler = (controller.prototype as Record<string, unknown>)[name] as (...args: unknown[]) => unknown;
         const path = Reflect.getMetadata(PATH_METADATA, handler) as string | string[] | undefined;
         if (path === undefined) continue; // a helper method, not a route
-        const method = RequestMethod[(Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod) ?? RequestMethod.GET];
+        const method =
+          RequestMethod[(Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod) ?? RequestMethod.GET];
         for (const one of Array.isArray(path) ? path : [path]) {
           routes.push({
             method,
-            path: `/${[prefix, one].map((part) => part.replace(/^\/|\/$/g, '')).filter(Boolean).join('/')}`,
+            path: `/${[prefix, one]
+              .map((part) => part.replace(/^\/|\/$/g, ''))
+              .filter(Boolean)
+              .join('/')}`,
             handler: `${controller.name}.${name}`,
             // Exactly how the guard reads it: the handler's decorator wins over the controller's.
             policy: reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [handler, controller]),
@@ -56,10 +59,8 @@ describe('route access policies', () => {
   });
 
   it('finds the routes the application really serves', () => {
-    const fastify = testApp.app.getHttpAdapter().getInstance() as FastifyInstance;
-    const served = routes.filter((route) =>
-      fastify.hasRoute({ method: route.method as 'GET', url: route.path.replace(/:(\w+)/g, ':$1') }),
-    );
+    const fastify = testApp.app.getHttpAdapter().getInstance();
+    const served = routes.filter((route) => fastify.hasRoute({ method: route.method, url: route.path }));
 
     // The walk is not vacuous: it sees the well-known routes, and each one it sees is live.
     expect(routes.map((route) => `${route.method} ${route.path}`)).toEqual(
@@ -69,13 +70,17 @@ describe('route access policies', () => {
   });
 
   it('gives every route @Public(), @RequireScopes() or @OptionalScopes()', () => {
-    const undeclared = routes.filter((route) => !route.policy).map((route) => `${route.method} ${route.path} (${route.handler})`);
+    const undeclared = routes
+      .filter((route) => !route.policy)
+      .map((route) => `${route.method} ${route.path} (${route.handler})`);
 
     expect(undeclared).toEqual([]);
   });
 
   it('names at least one scope on every token route', () => {
-    const scopeless = routes.filter((route) => route.policy && route.policy.kind !== 'public' && route.policy.scopes.length === 0);
+    const scopeless = routes.filter(
+      (route) => route.policy && route.policy.kind !== 'public' && route.policy.scopes.length === 0,
+    );
 
     expect(scopeless.map((route) => route.handler)).toEqual([]);
   });

@@ -7,7 +7,10 @@ import { startTestApp } from './support/test-app.js';
 /** The real server as `npm start` runs it (from source), on a fresh database of the kind under test. */
 describe('server process', () => {
   it('refuses a bad PORT with one line naming it, no stack trace, exit status 1', async () => {
-    const result = await runSource('src/main.ts', [], { PORT: 'abc', DATABASE_URL: 'file:/nonexistent/never-created.db' });
+    const result = await runSource('src/main.ts', [], {
+      PORT: 'abc',
+      DATABASE_URL: 'file:/nonexistent/never-created.db',
+    });
 
     expect(result.status).toBe(1);
     expect(result.stdout).toBe('');
@@ -44,7 +47,11 @@ describe('server process', () => {
 
     it('finishes in-flight requests, persists buffered clicks and exits 0', async () => {
       // Clicks are only written at shutdown (the interval is far longer than the test).
-      server = await startServerProcess({ DATABASE_URL: database.url, CLICK_FLUSH_INTERVAL_MS: '60000', LOG_LEVEL: 'info' });
+      server = await startServerProcess({
+        DATABASE_URL: database.url,
+        CLICK_FLUSH_INTERVAL_MS: '60000',
+        LOG_LEVEL: 'info',
+      });
       const baseUrl = server.baseUrl;
       const created = await fetch(`${baseUrl}/api/links`, {
         method: 'POST',
@@ -66,7 +73,11 @@ describe('server process', () => {
           const req = httpRequest(`${baseUrl}/api/links`, {
             method: 'POST',
             agent: false,
-            headers: { 'x-api-key': token, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+            headers: {
+              'x-api-key': token,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+            },
           });
           req.on('error', reject);
           req.on('response', (res) => {

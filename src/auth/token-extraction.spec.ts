@@ -24,7 +24,10 @@ describe('extractToken', () => {
   });
 
   it('accepts both headers carrying the same token', () => {
-    expect(extractToken({ 'x-api-key': TOKEN, authorization: `Bearer ${TOKEN}` })).toEqual({ kind: 'token', value: TOKEN });
+    expect(extractToken({ 'x-api-key': TOKEN, authorization: `Bearer ${TOKEN}` })).toEqual({
+      kind: 'token',
+      value: TOKEN,
+    });
   });
 
   it('refuses both headers carrying different tokens', () => {

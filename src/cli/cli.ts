@@ -15,8 +15,8 @@ export class CliError extends Error {
 
 /** Where the commands write: stdout carries only results, so they can be piped or captured. */
 export interface CliOutput {
-  out(text: string): void;
-  err(text: string): void;
+  out: (text: string) => void;
+  err: (text: string) => void;
 }
 
 const processOutput: CliOutput = {
@@ -41,7 +41,11 @@ export function parseScopes(list: string): Scope[] {
  * Runs one command against the configured database. The Nest context holds only the database
  * and the services; its logger is off so stdout stays machine-readable.
  */
-async function withServices<T>(env: NodeJS.ProcessEnv | undefined, output: CliOutput, work: (context: INestApplicationContext) => Promise<T>): Promise<T> {
+async function withServices<T>(
+  env: NodeJS.ProcessEnv | undefined,
+  output: CliOutput,
+  work: (context: INestApplicationContext) => Promise<T>,
+): Promise<T> {
   const config = loadConfig(env);
   // Same start-up path as the server, so a fresh install can create its first account before
   // the first `npm start`.
@@ -116,7 +120,9 @@ export function buildProgram(env?: NodeJS.ProcessEnv, output: CliOutput = proces
         const accountId = await findAccountId(context, email);
         const created = await context.get(TokensService).create(accountId, name, scopes);
         output.out(`${created.token}\n`);
-        output.err(`shortlink: token ${created.view.id} created with scopes ${scopes.join(', ')}; store it now, it is not shown again\n`);
+        output.err(
+          `shortlink: token ${created.view.id} created with scopes ${scopes.join(', ')}; store it now, it is not shown again\n`,
+        );
       });
     });
 
@@ -147,7 +153,11 @@ export function buildProgram(env?: NodeJS.ProcessEnv, output: CliOutput = proces
 }
 
 /** Runs the CLI and returns its exit status; every failure the user can fix is one stderr line. */
-export async function runCli(argv: string[], env?: NodeJS.ProcessEnv, output: CliOutput = processOutput): Promise<number> {
+export async function runCli(
+  argv: string[],
+  env?: NodeJS.ProcessEnv,
+  output: CliOutput = processOutput,
+): Promise<number> {
   try {
     await buildProgram(env, output).parseAsync(argv, { from: 'user' });
     return 0;

@@ -50,6 +50,10 @@ export function completion(child: ChildProcess): Promise<ProcessResult> {
 }
 
 /** Runs a TypeScript entry point to completion. */
-export function runSource(entry: string, args: string[] = [], env: Record<string, string> = {}): Promise<ProcessResult> {
+export function runSource(
+  entry: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<ProcessResult> {
   return completion(spawnSource(entry, args, env));
 }
