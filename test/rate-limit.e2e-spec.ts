@@ -163,7 +163,11 @@ describe('rate limits', () => {
       const other = await createAccountWithToken(testApp);
       const client = newClient();
       for (let call = 0; call <= TOKEN_LIMIT; call++) {
-        await testApp.request('/api/links', { method: 'POST', headers: { ...client, ...busy.apiKey }, json: { url: 'https://example.com/' } });
+        await testApp.request('/api/links', {
+          method: 'POST',
+          headers: { ...client, ...busy.apiKey },
+          json: { url: 'https://example.com/' },
+        });
       }
 
       const otherToken = await testApp.request('/api/links', { headers: { ...client, ...other.apiKey } });

@@ -6,7 +6,12 @@ describe('windowRecord', () => {
   });
 
   it('blocks over the limit until the window resets', () => {
-    expect(windowRecord(6, 59_001, 5)).toEqual({ totalHits: 6, timeToExpire: 60, isBlocked: true, timeToBlockExpire: 60 });
+    expect(windowRecord(6, 59_001, 5)).toEqual({
+      totalHits: 6,
+      timeToExpire: 60,
+      isBlocked: true,
+      timeToBlockExpire: 60,
+    });
   });
 
   it('never reports zero seconds (Retry-After: 0 would invite an immediate retry)', () => {

@@ -47,8 +47,8 @@ export class RateLimitGuard extends ThrottlerGuard {
     super(options, storage, reflector);
   }
 
-  protected override async shouldSkip(context: ExecutionContext): Promise<boolean> {
-    if (context.getType() !== 'http') return true;
+  protected override shouldSkip(context: ExecutionContext): Promise<boolean> {
+    if (context.getType() !== 'http') return Promise.resolve(true);
     const request = context.switchToHttp().getRequest<FastifyRequest>();
     const targets = [context.getHandler(), context.getClass()];
     const bucket = rateLimitBucket(
@@ -60,9 +60,9 @@ export class RateLimitGuard extends ThrottlerGuard {
       request.headers,
       this.config.rateLimit,
     );
-    if (!bucket) return true;
+    if (!bucket) return Promise.resolve(true);
     buckets.set(request, bucket);
-    return false;
+    return Promise.resolve(false);
   }
 
   protected override async getTracker(request: Record<string, unknown>): Promise<string> {
@@ -76,10 +76,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     return `${RATE_LIMIT_KEY_PREFIX}${tracker}`;
   }
 
-  protected override async throwThrottlingException(
-    context: ExecutionContext,
-    detail: ThrottlerLimitDetail,
-  ): Promise<void> {
+  protected override throwThrottlingException(context: ExecutionContext, detail: ThrottlerLimitDetail): Promise<void> {
     // The parent has set Retry-After; the X-RateLimit-* headers belong on the 429 too.
     const { res } = this.getRequestResponse(context);
     this.setResponseHeader(res, `${this.headerPrefix}-Limit`, detail.limit);
@@ -89,10 +86,12 @@ export class RateLimitGuard extends ThrottlerGuard {
     const bucket = buckets.get(context.switchToHttp().getRequest<object>());
     const who = bucket?.kind === 'token' ? 'this API token' : 'anonymous link creation from one address';
     const window = this.config.rateLimit.windowSeconds;
-    throw new ApiError(
-      HttpStatus.TOO_MANY_REQUESTS,
-      'rate_limited',
-      `Rate limit of ${detail.limit} requests per ${window} seconds reached for ${who}; retry in ${detail.timeToBlockExpire} seconds`,
+    return Promise.reject(
+      new ApiError(
+        HttpStatus.TOO_MANY_REQUESTS,
+        'rate_limited',
+        `Rate limit of ${detail.limit} requests per ${window} seconds reached for ${who}; retry in ${detail.timeToBlockExpire} seconds`,
+      ),
     );
   }
 }

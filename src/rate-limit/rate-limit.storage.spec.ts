@@ -49,7 +49,11 @@ describe('RateLimitStorage', () => {
       const key = uniqueKey();
 
       for (let hit = 1; hit <= 3; hit++) {
-        expect(await sut.increment(key, 60_000, 3)).toMatchObject({ totalHits: hit, isBlocked: false, timeToBlockExpire: 0 });
+        expect(await sut.increment(key, 60_000, 3)).toMatchObject({
+          totalHits: hit,
+          isBlocked: false,
+          timeToBlockExpire: 0,
+        });
       }
       const blocked = await sut.increment(key, 60_000, 3);
 
@@ -77,7 +81,10 @@ describe('RateLimitStorage', () => {
     let redis: Redis;
     const warnings: string[] = [];
     const logs: string[] = [];
-    const logger = { warn: (message: string) => void warnings.push(message), log: (message: string) => void logs.push(message) };
+    const logger = {
+      warn: (message: string) => void warnings.push(message),
+      log: (message: string) => void logs.push(message),
+    };
 
     beforeAll(async () => {
       server = await OwnRedisServer.start();

@@ -115,7 +115,7 @@ export class LinkInvalidationBus implements OnModuleInit, OnApplicationShutdown 
     else await Promise.race([this.firstListen, sleep(2000)]);
   }
 
-  async onApplicationShutdown(): Promise<void> {
+  onApplicationShutdown(): void {
     this.stopped = true;
     for (const pending of this.pending.values()) pending.expect(0);
   }
@@ -151,7 +151,9 @@ export class LinkInvalidationBus implements OnModuleInit, OnApplicationShutdown 
 
   private remember(codes: string[], reason: string): void {
     if (this.unpublished.size === 0) {
-      this.logger.warn(`Cannot publish link invalidations (${reason}); other instances will be told when Redis is back`);
+      this.logger.warn(
+        `Cannot publish link invalidations (${reason}); other instances will be told when Redis is back`,
+      );
     }
     for (const code of codes) this.unpublished.add(code);
   }
@@ -203,7 +205,6 @@ export class LinkInvalidationBus implements OnModuleInit, OnApplicationShutdown 
     this.cache.suspend();
     this.logger.warn('Not receiving link invalidations: redirects read the database until Redis is back');
   }
-
 }
 
 function sleep(ms: number): Promise<void> {

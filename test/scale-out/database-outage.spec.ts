@@ -21,7 +21,7 @@ describe('PostgreSQL unavailable', () => {
     proxy = await TcpProxy.start({ host: admin.hostname, port: Number(admin.port || 5432) });
     const proxied = new URL(database.url);
     proxied.port = String(proxy.port);
-    testApp = await startTestApp({}, { url: proxied.toString(), drop: async () => undefined });
+    testApp = await startTestApp({}, { url: proxied.toString(), drop: () => Promise.resolve() });
     owner = await createAccountWithToken(testApp);
   });
 

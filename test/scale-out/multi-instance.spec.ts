@@ -17,7 +17,11 @@ function newClient(): Record<string, string> {
   return { 'x-forwarded-for': `198.51.${Math.floor(n / 250)}.${(n % 250) + 1}` };
 }
 
-function request(instance: ServerProcess, path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {
+function request(
+  instance: ServerProcess,
+  path: string,
+  init: RequestInit & { json?: unknown } = {},
+): Promise<Response> {
   const { json, headers, ...rest } = init;
   return fetch(`${instance.baseUrl}${path}`, {
     redirect: 'manual',
@@ -97,12 +101,22 @@ describe('several instances on one PostgreSQL database and one Redis', () => {
     for (const [index, instance] of instances.entries()) {
       const path = index % 2 ? '/api/s?url=https%3A%2F%2Fexample.com%2F' : '/api/links';
       responses.push(
-        await request(instance, path, index % 2 ? { headers: client } : { method: 'POST', headers: client, json: { url: 'https://example.com/' } }),
+        await request(
+          instance,
+          path,
+          index % 2 ? { headers: client } : { method: 'POST', headers: client, json: { url: 'https://example.com/' } },
+        ),
       );
     }
 
     expect(responses.map((response) => response.status)).toEqual([201, 200, 201, 200, 201, 429]);
-    expect(responses.slice(0, 5).map((response) => response.headers.get('x-ratelimit-remaining'))).toEqual(['4', '3', '2', '1', '0']);
+    expect(responses.slice(0, 5).map((response) => response.headers.get('x-ratelimit-remaining'))).toEqual([
+      '4',
+      '3',
+      '2',
+      '1',
+      '0',
+    ]);
     expect(await responses[5].text()).toBe('error: rate_limited');
   });
 
@@ -113,7 +127,11 @@ describe('several instances on one PostgreSQL database and one Redis', () => {
       expect(await targetOn(b, code)).toBe(`https://example.com/v${version - 1}`);
       expect(await targetOn(a, code)).toBe(`https://example.com/v${version - 1}`);
 
-      const put = await request(a, `/api/links/${code}`, { method: 'PUT', headers: auth, json: { url: `https://example.com/v${version}` } });
+      const put = await request(a, `/api/links/${code}`, {
+        method: 'PUT',
+        headers: auth,
+        json: { url: `https://example.com/v${version}` },
+      });
       expect(put.status).toBe(200);
 
       expect(await targetOn(b, code)).toBe(`https://example.com/v${version}`);
@@ -148,7 +166,11 @@ describe('several instances on one PostgreSQL database and one Redis', () => {
         const instance = pool[call % pool.length];
         let response: Response;
         try {
-          response = await request(instance, '/api/links', { method: 'POST', headers: auth, json: { url: `https://example.com/load/${offset}/${call}` } });
+          response = await request(instance, '/api/links', {
+            method: 'POST',
+            headers: auth,
+            json: { url: `https://example.com/load/${offset}/${call}` },
+          });
         } catch {
           // Refused or cut off, so not acknowledged. What a load balancer does: take the
           // instance out of rotation and send the next request elsewhere.
@@ -195,12 +217,23 @@ describe('several instances on one PostgreSQL database and one Redis', () => {
     const started = Date.now();
     const client = newClient();
     expect((await request(a, '/api/s?url=https%3A%2F%2Fexample.com%2F', { headers: client })).status).toBe(200);
-    expect((await request(b, '/api/links', { method: 'POST', headers: client, json: { url: 'https://example.com/' } })).status).toBe(201);
+    expect(
+      (await request(b, '/api/links', { method: 'POST', headers: client, json: { url: 'https://example.com/' } }))
+        .status,
+    ).toBe(201);
     expect(await targetOn(b, code)).toBe('https://example.com/before-outage');
     const created = await createLink(b, 'https://example.com/during-outage');
     expect(await targetOn(a, created)).toBe('https://example.com/during-outage');
     // No instance can hear invalidations now, so none trusts its cache: a PUT still applies everywhere.
-    expect((await request(a, `/api/links/${code}`, { method: 'PUT', headers: auth, json: { url: 'https://example.com/during' } })).status).toBe(200);
+    expect(
+      (
+        await request(a, `/api/links/${code}`, {
+          method: 'PUT',
+          headers: auth,
+          json: { url: 'https://example.com/during' },
+        })
+      ).status,
+    ).toBe(200);
     expect(await targetOn(b, code)).toBe('https://example.com/during');
     expect(await targetOn(a, code)).toBe('https://example.com/during');
     expect(Date.now() - started).toBeLessThan(5000);
@@ -223,7 +256,15 @@ describe('several instances on one PostgreSQL database and one Redis', () => {
     });
     // And caches are trusted and invalidated through Redis again.
     expect(await targetOn(b, code)).toBe('https://example.com/during');
-    expect((await request(a, `/api/links/${code}`, { method: 'PUT', headers: auth, json: { url: 'https://example.com/after' } })).status).toBe(200);
+    expect(
+      (
+        await request(a, `/api/links/${code}`, {
+          method: 'PUT',
+          headers: auth,
+          json: { url: 'https://example.com/after' },
+        })
+      ).status,
+    ).toBe(200);
     expect(await targetOn(b, code)).toBe('https://example.com/after');
   });
 });
