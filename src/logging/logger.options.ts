@@ -10,6 +10,21 @@ export const REDACTED_PATHS = [
   'res.headers["set-cookie"]',
 ];
 
+/**
+ * Whether successful redirects are logged: only at `debug` and `trace`. They are the service's
+ * bulk traffic (tens of thousands a second), the request logger costs about as much as the
+ * redirect itself, and each visit is already recorded in the link's `clicks`. Redirects that
+ * fail (404s, errors) are logged at `info`/`error` like any other request.
+ */
+export function logsEveryRedirect(config: Pick<AppConfig, 'logLevel'>): boolean {
+  return config.logLevel === 'debug' || config.logLevel === 'trace';
+}
+
+/** A successful `GET|HEAD /{code}` redirect, seen from the request logger. */
+function isRedirect(req: { method?: string }, res: { statusCode: number }): boolean {
+  return res.statusCode === 302 && (req.method === 'GET' || req.method === 'HEAD');
+}
+
 export function loggerOptions(config: AppConfig): Params {
   return {
     // nestjs-pino's default route pattern (`{/*splat}`) matches nothing under the Fastify adapter
@@ -23,7 +38,8 @@ export function loggerOptions(config: AppConfig): Params {
       autoLogging: {
         ignore: (req) => ((req as { originalUrl?: string }).originalUrl ?? req.url ?? '').startsWith('/health'),
       },
-      customLogLevel: (_req, res, error) => (error || res.statusCode >= 500 ? 'error' : 'info'),
+      customLogLevel: (req, res, error) =>
+        error || res.statusCode >= 500 ? 'error' : isRedirect(req, res) ? 'debug' : 'info',
     },
   };
 }

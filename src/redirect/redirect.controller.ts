@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/auth.decorators.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
+import { REDIRECT_ROUTE } from './redirect-fast-path.js';
 import { RedirectService } from './redirect.service.js';
 
 type RedirectRequest = FastifyRequest<{ Params: { code: string } }>;
@@ -33,6 +34,10 @@ const REDIRECT_RESPONSE = ApiFoundResponse({
  * static routes (`/health`, `/docs`, `/openapi.json`) over this parametric one, and `/api/...`
  * has more segments, so those always win. Reserved names are refused as custom codes so no
  * link hides behind a route.
+ *
+ * Codes this instance has cached are answered before the request reaches Nest, by
+ * `RedirectFastPath`; these handlers serve the rest (a database read) and are what OpenAPI
+ * documents. Both answer through `RedirectService.sendRedirect`.
  */
 @ApiTags('redirect')
 @Controller()
@@ -42,7 +47,7 @@ export class RedirectController {
   /** Like `GET /{code}` without a body, and the visit is not counted: for link checkers and previews. */
   // Declared before the GET route: Fastify then uses this HEAD route instead of deriving one
   // from GET, so HEAD is documented in OpenAPI like every other operation.
-  @Head(':code')
+  @Head(REDIRECT_ROUTE)
   @Public()
   @CODE_PARAM
   @REDIRECT_RESPONSE
@@ -52,7 +57,7 @@ export class RedirectController {
   }
 
   /** Redirects to the link's target (302) and counts the visit; 404 for unknown codes. */
-  @Get(':code')
+  @Get(REDIRECT_ROUTE)
   @Public()
   @CODE_PARAM
   @REDIRECT_RESPONSE
@@ -62,9 +67,6 @@ export class RedirectController {
     const code = request.params.code;
     const target = await this.redirects.resolve(code);
     if (target === null) throw ApiError.notFound();
-    // HEAD is used by link checkers and previewers, not visitors: it is answered but not counted.
-    if (request.method === 'GET') this.redirects.countClick(code);
-    // private, no-store: every visit must reach us to be counted, and a changed target must apply at once.
-    void reply.code(302).header('location', target).header('cache-control', 'private, no-store').send();
+    this.redirects.sendRedirect(request, reply, code, target);
   }
 }

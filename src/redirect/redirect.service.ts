@@ -1,10 +1,15 @@
 import { Injectable } from '@nestjs/common';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { LinkCache } from '../links/link-cache.js';
 import { couldBeCode } from '../links/short-code.js';
 import { ClickCounter } from './click-counter.js';
 import { RedirectRepository } from './redirect.repository.js';
 
-/** The hot path: code → target, from the per-instance cache when possible. */
+/**
+ * The hot path: code → target, from the per-instance cache when possible, and the answer. Used by
+ * both ways a redirect is served (`RedirectFastPath` for cached codes, `RedirectController` for
+ * the rest), so they look links up, count clicks and answer exactly alike.
+ */
 @Injectable()
 export class RedirectService {
   constructor(
@@ -16,7 +21,7 @@ export class RedirectService {
   /** The target of `code`, or null when no such link exists. */
   async resolve(code: string): Promise<string | null> {
     if (!couldBeCode(code)) return null;
-    const cached = this.cache.get(code);
+    const cached = this.cachedTarget(code);
     if (cached !== undefined) return cached;
     const generation = this.cache.generation();
     const target = await this.redirects.findTarget(code);
@@ -24,8 +29,21 @@ export class RedirectService {
     return target;
   }
 
-  /** Counts one visit (written to the database in batches). */
-  countClick(code: string): void {
-    this.clicks.record(code);
+  /**
+   * The target of `code` if this instance has it cached: synchronous, no database. Only codes
+   * read from the database are ever cached, so a hit needs no `couldBeCode` check.
+   */
+  cachedTarget(code: string): string | undefined {
+    return this.cache.get(code);
+  }
+
+  /**
+   * Answers a found link: 302 to its target. A GET counts as a visit (in memory, written to the
+   * database in batches); a HEAD does not, as link checkers and previewers use it, not visitors.
+   */
+  sendRedirect(request: FastifyRequest, reply: FastifyReply, code: string, target: string): void {
+    if (request.method === 'GET') this.clicks.record(code);
+    // private, no-store: every visit must reach us to be counted, and a changed target must apply at once.
+    void reply.code(302).header('location', target).header('cache-control', 'private, no-store').send();
   }
 }
