@@ -1,0 +1,132 @@
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page, type Request } from 'playwright-core';
+import { createAccountWithToken, type TestAccount } from './support/factories.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+/** Debian's Chromium (`apt-get install chromium`; .ci/run installs it). */
+const CHROMIUM = '/usr/bin/chromium';
+
+// A quiet, offline browser: nothing of its own reaches the network, so every request the test
+// sees comes from the page.
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/**
+ * Swagger UI at /docs, in a real browser: it loads entirely from the service (nothing from the
+ * internet), "Authorize" works with either token scheme, and "Try it out" creates a link.
+ * Runs once (not per database): the page is the same on both.
+ */
+describe('Swagger UI at /docs in Chromium', () => {
+  let testApp: TestApp;
+  let account: TestAccount;
+  let browser: Browser;
+  let page: Page;
+  const requests: Request[] = [];
+  const failures: string[] = [];
+
+  beforeAll(async () => {
+    // Never skipped: a missing browser is a broken machine setup, and must fail loudly.
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(`${CHROMIUM} is missing: install Debian's Chromium (apt-get install -y chromium)`);
+    }
+    testApp = await startTestApp();
+    account = await createAccountWithToken(testApp);
+    // launch() gives the browser a fresh, temporary user-data-dir.
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    const context = await browser.newContext();
+    context.on('request', (request) => requests.push(request));
+    context.on('requestfailed', (request) =>
+      failures.push(`${request.method()} ${request.url()}: ${request.failure()?.errorText}`),
+    );
+    context.on('response', (response) => {
+      if (response.status() >= 400)
+        failures.push(`${response.request().method()} ${response.url()}: ${response.status()}`);
+    });
+    page = await context.newPage();
+    // Fail fast on a changed selector instead of waiting out Playwright's 30 s default.
+    page.setDefaultTimeout(10_000);
+    page.on('pageerror', (error) => failures.push(`page error: ${error.message}`));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await testApp?.close();
+  });
+
+  /** Opens "Authorize", logs out of anything authorized before, and authorizes one scheme. */
+  async function authorize(scheme: 'ApiKey' | 'Bearer', inputSelector: string): Promise<void> {
+    await page.locator('.auth-wrapper > button.authorize').click();
+    const modal = page.locator('.modal-ux');
+    const logout = modal.locator('button.modal-btn', { hasText: 'Logout' });
+    while ((await logout.count()) > 0) await logout.first().click();
+    const form = modal.locator('.auth-container', { has: page.locator(`h4 code:text-is("${scheme}")`) });
+    await form.locator(inputSelector).fill(account.token);
+    await form.locator('button.modal-btn.authorize').click();
+    await form.locator('button.modal-btn', { hasText: 'Logout' }).waitFor();
+    await modal.locator('button.btn-done').first().click();
+    await modal.waitFor({ state: 'detached' });
+  }
+
+  /** "Try it out" on POST /api/links with a body, "Execute"; the request the page sent. */
+  async function tryCreateLink(url: string): Promise<{ request: Request; status: string }> {
+    const operation = page.locator('#operations-links-createLink');
+    if (!(await operation.locator('.try-out__btn.cancel').isVisible())) {
+      if (!(await operation.locator('.opblock-body').isVisible())) await operation.locator('.opblock-summary').click();
+      await operation.getByRole('button', { name: 'Try it out' }).click();
+    }
+    await operation.locator('textarea.body-param__text').fill(JSON.stringify({ url }));
+    const sent = page.waitForRequest((request) => request.method() === 'POST' && request.url().endsWith('/api/links'));
+    await operation.getByRole('button', { name: 'Execute' }).click();
+    const request = await sent;
+    const status = operation.locator('.live-responses-table .response .response-col_status').first();
+    await status.waitFor();
+    return { request, status: (await status.innerText()).trim() };
+  }
+
+  it('shows the shortlink API, loaded only from the service', async () => {
+    await page.goto(`${testApp.baseUrl}/docs`);
+    await page.locator('.swagger-ui .info .title').filter({ hasText: 'shortlink' }).waitFor();
+    await page.locator('#operations-links-createLink').waitFor();
+
+    expect(requests.length).toBeGreaterThan(3);
+    expect(requests.map((request) => new URL(request.url()).origin).filter((o) => o !== testApp.baseUrl)).toEqual([]);
+    expect(failures).toEqual([]);
+  });
+
+  it('authorizes with a Bearer token and creates a link with "Try it out" (201)', async () => {
+    await authorize('Bearer', '#auth-bearer-value');
+    const { request, status } = await tryCreateLink('https://example.com/from-swagger-bearer');
+
+    expect(status).toBe('201');
+    expect(await request.headerValue('authorization')).toBe(`Bearer ${account.token}`);
+  });
+
+  it('authorizes with X-API-Key and creates a link with "Try it out" (201)', async () => {
+    await authorize('ApiKey', '#api_key_value');
+    const { request, status } = await tryCreateLink('https://example.com/from-swagger-api-key');
+
+    expect(status).toBe('201');
+    expect(await request.headerValue('x-api-key')).toBe(account.token);
+    expect(await request.headerValue('authorization')).toBeNull();
+  });
+
+  it('created both links under the account, and nothing failed or left the machine', async () => {
+    const listed = await testApp.request('/api/links', { headers: account.apiKey });
+    const body = (await listed.json()) as { data: { url: string }[] };
+
+    expect(body.data.map((link) => link.url).sort()).toEqual([
+      'https://example.com/from-swagger-api-key',
+      'https://example.com/from-swagger-bearer',
+    ]);
+    expect(requests.map((request) => new URL(request.url()).origin).filter((o) => o !== testApp.baseUrl)).toEqual([]);
+    expect(failures).toEqual([]);
+  });
+});
