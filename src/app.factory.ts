@@ -21,7 +21,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     // TRUST_PROXY=true believes exactly one proxy hop: the client IP is the address the load
     // balancer appended to X-Forwarded-For, not whatever the client wrote there itself
     // (`true` would take the first entry, which any client can forge to dodge rate limits).
-    trustProxy: config.trustProxy ? 1 : false,
+    // (A hop count of 1, written as the function proxy-addr makes of it, since the types lack numbers.)
+    trustProxy: config.trustProxy ? (_address: string, hop: number) => hop < 1 : false,
     // The router's own errors (a path with broken %-encoding, an overlong parameter) get the
     // same problem-details answer as every other error.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) =>
