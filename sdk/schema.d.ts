@@ -11,12 +11,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Lists the caller's links, newest first. */
+        /**
+         * List your links
+         * @description Newest first (`created_at` descending, then `code`), paginated with `limit` (1 to 100,
+         *     default 20) and `offset` (default 0). Anonymous links are never listed or counted.
+         */
         get: operations["listLinks"];
         put?: never;
         /**
-         * Creates a short link. With a token (scope `links:write`) it belongs to the token's account
-         *     and may use a custom code; without one it is anonymous.
+         * Create a short link
+         * @description With a token (scope `links:write`) the link belongs to the token's account, can be
+         *     listed, read, updated and deleted later, and may use a `custom_code`. Without a token it is
+         *     anonymous: it belongs to no account and can never be changed; `custom_code` then answers 401.
+         *     A token that is sent but invalid or revoked answers 401, never an anonymous link. A generated
+         *     code is 7 characters from `[0-9A-Za-z]`. The answer's `Location` header is the link's URL.
          */
         post: operations["createLink"];
         delete?: never;
@@ -32,12 +40,23 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One of the caller's links. */
+        /**
+         * Get one of your links
+         * @description A code that is unknown, deleted, anonymous or another account's answers 404.
+         */
         get: operations["getLink"];
-        /** Points one of the caller's links at a new target; redirects follow at once. */
+        /**
+         * Change a link's target
+         * @description The short URL keeps its code; redirects follow the new target at once. The body needs
+         *     `url` (same rules as on creation) and nothing else.
+         */
         put: operations["updateLink"];
         post?: never;
-        /** Deletes one of the caller's links for good; its code becomes free again. */
+        /**
+         * Delete one of your links
+         * @description The link is destroyed for good: redirect, get, list and a second delete answer 404,
+         *     and its code is free to be used again.
+         */
         delete: operations["deleteLink"];
         options?: never;
         head?: never;
@@ -51,7 +70,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Creates an anonymous short link and answers with its short URL alone. */
+        /**
+         * Shorten a URL, in plain text
+         * @description Creates an anonymous link and answers with its short URL alone, as `text/plain`:
+         *     `curl "http://localhost:3000/api/s?url=https%3A%2F%2Fexample.com%2F"`. Errors are plain text
+         *     too (`error: invalid_url`). No token is needed, and a token sent is ignored.
+         */
         get: operations["shorten"];
         put?: never;
         post?: never;
@@ -68,7 +92,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process is up and serving HTTP. */
+        /**
+         * Liveness probe
+         * @description The process is up and serving HTTP.
+         */
         get: operations["liveness"];
         put?: never;
         post?: never;
@@ -85,7 +112,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: the database answers. A load balancer should stop routing here on 503. */
+        /**
+         * Readiness probe
+         * @description The database answers too. A load balancer should stop routing here on 503.
+         */
         get: operations["readiness"];
         put?: never;
         post?: never;
@@ -102,13 +132,22 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Redirects to the link's target (302) and counts the visit; 404 for unknown codes. */
+        /**
+         * Follow a short link
+         * @description Answers `302 Found` with the target in `Location` and counts the visit (`clicks`).
+         *     Unknown or deleted codes answer 404. Never rate limited. Swagger UI's "Try it out" cannot
+         *     show a cross-origin redirect: use `curl -i`.
+         */
         get: operations["redirect"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        /** Like `GET /{code}` without a body, and the visit is not counted: for link checkers and previews. */
+        /**
+         * Check a short link
+         * @description Like `GET /{code}`, without a body, and the visit is not counted: for link checkers
+         *     and previews.
+         */
         head: operations["redirectHead"];
         patch?: never;
         trace?: never;

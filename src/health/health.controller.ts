@@ -21,14 +21,20 @@ export class ReadinessDto extends HealthDto {
 export class HealthController {
   constructor(private readonly health: HealthRepository) {}
 
-  /** Liveness: the process is up and serving HTTP. */
+  /**
+   * Liveness probe
+   * @remarks The process is up and serving HTTP.
+   */
   @Get()
   @ApiOkResponse({ type: HealthDto, description: 'The service is up.' })
   liveness(): HealthDto {
     return { status: 'ok' };
   }
 
-  /** Readiness: the database answers. A load balancer should stop routing here on 503. */
+  /**
+   * Readiness probe
+   * @remarks The database answers too. A load balancer should stop routing here on 503.
+   */
   @Get('ready')
   @ApiOkResponse({ type: ReadinessDto, description: 'The service is up and its database answers.' })
   @ApiProblemResponses('service_unavailable')

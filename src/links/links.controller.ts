@@ -23,8 +23,12 @@ export class LinksController {
   constructor(private readonly links: LinksService) {}
 
   /**
-   * Creates a short link. With a token (scope `links:write`) it belongs to the token's account
-   * and may use a custom code; without one it is anonymous.
+   * Create a short link
+   * @remarks With a token (scope `links:write`) the link belongs to the token's account, can be
+   * listed, read, updated and deleted later, and may use a `custom_code`. Without a token it is
+   * anonymous: it belongs to no account and can never be changed; `custom_code` then answers 401.
+   * A token that is sent but invalid or revoked answers 401, never an anonymous link. A generated
+   * code is 7 characters from `[0-9A-Za-z]`. The answer's `Location` header is the link's URL.
    */
   @Post()
   @OptionalScopes('links:write')
@@ -62,7 +66,11 @@ export class LinksController {
     return link;
   }
 
-  /** Lists the caller's links, newest first. */
+  /**
+   * List your links
+   * @remarks Newest first (`created_at` descending, then `code`), paginated with `limit` (1 to 100,
+   * default 20) and `offset` (default 0). Anonymous links are never listed or counted.
+   */
   @Get()
   @RequireScopes('links:read')
   @ApiOkResponse({ type: LinkListDto, description: 'One page of your links, newest first.' })
@@ -71,7 +79,10 @@ export class LinksController {
     return this.links.list(caller, query);
   }
 
-  /** One of the caller's links. */
+  /**
+   * Get one of your links
+   * @remarks A code that is unknown, deleted, anonymous or another account's answers 404.
+   */
   @Get(':code')
   @RequireScopes('links:read')
   @CODE_PARAM
@@ -81,7 +92,11 @@ export class LinksController {
     return this.links.get(caller, code);
   }
 
-  /** Points one of the caller's links at a new target; redirects follow at once. */
+  /**
+   * Change a link's target
+   * @remarks The short URL keeps its code; redirects follow the new target at once. The body needs
+   * `url` (same rules as on creation) and nothing else.
+   */
   @Put(':code')
   @RequireScopes('links:write')
   @CODE_PARAM
@@ -105,7 +120,11 @@ export class LinksController {
     return this.links.updateUrl(caller, code, body.url);
   }
 
-  /** Deletes one of the caller's links for good; its code becomes free again. */
+  /**
+   * Delete one of your links
+   * @remarks The link is destroyed for good: redirect, get, list and a second delete answer 404,
+   * and its code is free to be used again.
+   */
   @Delete(':code')
   @RequireScopes('links:write')
   @HttpCode(HttpStatus.NO_CONTENT)

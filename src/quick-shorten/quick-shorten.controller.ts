@@ -13,7 +13,12 @@ import { QuickShortenService } from './quick-shorten.service.js';
 export class QuickShortenController {
   constructor(private readonly quickShorten: QuickShortenService) {}
 
-  /** Creates an anonymous short link and answers with its short URL alone. */
+  /**
+   * Shorten a URL, in plain text
+   * @remarks Creates an anonymous link and answers with its short URL alone, as `text/plain`:
+   * `curl "http://localhost:3000/api/s?url=https%3A%2F%2Fexample.com%2F"`. Errors are plain text
+   * too (`error: invalid_url`). No token is needed, and a token sent is ignored.
+   */
   @Get()
   // Token headers are ignored: the links are always anonymous (the rate limit is per client IP).
   @Public()

@@ -44,7 +44,11 @@ const REDIRECT_RESPONSE = ApiFoundResponse({
 export class RedirectController {
   constructor(private readonly redirects: RedirectService) {}
 
-  /** Like `GET /{code}` without a body, and the visit is not counted: for link checkers and previews. */
+  /**
+   * Check a short link
+   * @remarks Like `GET /{code}`, without a body, and the visit is not counted: for link checkers
+   * and previews.
+   */
   // Declared before the GET route: Fastify then uses this HEAD route instead of deriving one
   // from GET, so HEAD is documented in OpenAPI like every other operation.
   @Head(REDIRECT_ROUTE)
@@ -56,7 +60,12 @@ export class RedirectController {
     return this.redirect(request, reply);
   }
 
-  /** Redirects to the link's target (302) and counts the visit; 404 for unknown codes. */
+  /**
+   * Follow a short link
+   * @remarks Answers `302 Found` with the target in `Location` and counts the visit (`clicks`).
+   * Unknown or deleted codes answer 404. Never rate limited. Swagger UI's "Try it out" cannot
+   * show a cross-origin redirect: use `curl -i`.
+   */
   @Get(REDIRECT_ROUTE)
   @Public()
   @CODE_PARAM
