@@ -159,7 +159,7 @@ describe('openapi.json', () => {
 
   describe('states the media types and headers of the contract', () => {
     it('GET /api/s answers text/plain, errors included', () => {
-      for (const status of [200, 400, 429]) {
+      for (const status of [200, 400, 429, 503]) {
         expect(Object.keys(response('/api/s', 'get', status).content ?? {})).toEqual(['text/plain']);
       }
     });

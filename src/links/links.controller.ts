@@ -55,6 +55,7 @@ export class LinksController {
     'payload_too_large',
     'unsupported_media_type',
     'rate_limited',
+    'service_unavailable',
   )
   async createLink(
     @CurrentCaller() caller: Caller | undefined,
@@ -74,7 +75,7 @@ export class LinksController {
   @Get()
   @RequireScopes('links:read')
   @ApiOkResponse({ type: LinkListDto, description: 'One page of your links, newest first.' })
-  @ApiProblemResponses('validation_failed', 'unauthorized', 'forbidden', 'rate_limited')
+  @ApiProblemResponses('validation_failed', 'unauthorized', 'forbidden', 'rate_limited', 'service_unavailable')
   listLinks(@CurrentCaller() caller: Caller, @Query() query: PaginationQueryDto): Promise<LinkListDto> {
     return this.links.list(caller, query);
   }
@@ -87,7 +88,7 @@ export class LinksController {
   @RequireScopes('links:read')
   @CODE_PARAM
   @ApiOkResponse({ type: LinkDto, description: 'The link.' })
-  @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited')
+  @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited', 'service_unavailable')
   getLink(@CurrentCaller() caller: Caller, @Param('code') code: string): Promise<LinkDto> {
     return this.links.get(caller, code);
   }
@@ -111,6 +112,7 @@ export class LinksController {
     'payload_too_large',
     'unsupported_media_type',
     'rate_limited',
+    'service_unavailable',
   )
   updateLink(
     @CurrentCaller() caller: Caller,
@@ -130,7 +132,7 @@ export class LinksController {
   @HttpCode(HttpStatus.NO_CONTENT)
   @CODE_PARAM
   @ApiNoContentResponse({ description: 'The link is gone; its code is free again.' })
-  @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited')
+  @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited', 'service_unavailable')
   deleteLink(@CurrentCaller() caller: Caller, @Param('code') code: string): Promise<void> {
     return this.links.remove(caller, code);
   }

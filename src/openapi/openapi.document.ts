@@ -44,7 +44,8 @@ JSON endpoints answer errors as RFC 9457 problem details (\`application/problem+
 \`error\` member is a stable machine name: \`invalid_url\`, \`invalid_code\`, \`validation_failed\`,
 \`invalid_json\` (400), \`unauthorized\` (401), \`forbidden\` (403), \`not_found\` (404),
 \`code_taken\` (409), \`payload_too_large\` (413), \`unsupported_media_type\` (415), \`rate_limited\`
-(429). \`GET /api/s\` answers the same names as plain text: \`error: invalid_url\`.
+(429), \`service_unavailable\` (503: the database is unreachable; retry later). \`GET /api/s\` answers
+the same names as plain text: \`error: invalid_url\`.
 
 ## Rate limits
 

@@ -36,7 +36,7 @@ export class QuickShortenController {
     description: 'The short URL alone (`text/plain; charset=utf-8`), nothing else: `{SHORT_BASE_URL}/{code}`.',
     schema: { type: 'string', format: 'uri', example: 'https://sho.rt/Ab3dE9x' },
   })
-  @ApiPlainTextErrorResponses('invalid_url', 'rate_limited')
+  @ApiPlainTextErrorResponses('invalid_url', 'rate_limited', 'service_unavailable')
   // `unknown`, not `string`: the validation pipe would turn a repeated ?url= (an array) into "a,b".
   shorten(@Query('url') url: unknown): Promise<string> {
     return this.quickShorten.shorten(url);

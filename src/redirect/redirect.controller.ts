@@ -55,7 +55,7 @@ export class RedirectController {
   @Public()
   @CODE_PARAM
   @REDIRECT_RESPONSE
-  @ApiProblemResponses('not_found')
+  @ApiProblemResponses('not_found', 'service_unavailable')
   redirectHead(@Req() request: RedirectRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.redirect(request, reply);
   }
@@ -70,7 +70,7 @@ export class RedirectController {
   @Public()
   @CODE_PARAM
   @REDIRECT_RESPONSE
-  @ApiProblemResponses('not_found')
+  @ApiProblemResponses('not_found', 'service_unavailable')
   // Raw request and reply: this is the hot path, so no pipes, param decorators or serialisation.
   async redirect(@Req() request: RedirectRequest, @Res() reply: FastifyReply): Promise<void> {
     const code = request.params.code;
