@@ -233,10 +233,3 @@ describe('odd headers', () => {
   });
 });
 
-function decodeURIComponentSafe(value: string): string {
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
-}

@@ -5,6 +5,7 @@ export const MAX_TARGET_URL_LENGTH = 8192;
 
 // After trimming, any whitespace or control character left inside is refused: the WHATWG parser
 // would silently drop tabs and newlines, so the stored URL would differ from what was sent.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f-\u009f]/u;
 // The scheme must be spelled out with "//": "http:example.com" or "https:\\host" parse, but
 // only by the parser's error recovery.

@@ -7,8 +7,9 @@ type Written = Array<readonly [string, number]>;
 
 function setup() {
   const written: Written[] = [];
-  const addClicks = jest.fn(async (counts: Written) => {
+  const addClicks = jest.fn((counts: Written) => {
     written.push([...counts]);
+    return Promise.resolve();
   });
   const repository = { addClicks } as unknown as RedirectRepository;
   const sut = new ClickCounter(repository, { clickFlushIntervalMs: 1000 } as AppConfig);
@@ -67,9 +68,10 @@ describe('ClickCounter', () => {
     for (const code of codes) sut.record(code);
     // The first chunk is written, the second fails.
     let calls = 0;
-    addClicks.mockImplementation(async (counts: Written) => {
-      if (++calls === 2) throw new Error('lost connection');
+    addClicks.mockImplementation((counts: Written) => {
+      if (++calls === 2) return Promise.reject(new Error('lost connection'));
       written.push([...counts]);
+      return Promise.resolve();
     });
 
     await sut.flush();

@@ -67,6 +67,6 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
       done(new JsonTooDeepError(), undefined);
       return;
     }
-    parseJson(request, text, done);
+    void parseJson(request, text, done);
   });
 }
