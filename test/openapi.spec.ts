@@ -1,14 +1,11 @@
-import { RequestMethod } from '@nestjs/common';
-import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
-import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
 import type { OpenAPIObject, OperationObject, ResponseObject } from '@nestjs/swagger';
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { AUTH_POLICY, type AuthPolicy } from '../src/auth/auth.decorators.js';
 import { generateOpenApiJson } from '../src/openapi/openapi.generator.js';
+import { routesOf } from './support/routes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -16,38 +13,13 @@ const committed = readFileSync(join(root, 'openapi.json'), 'utf8');
 const document = JSON.parse(committed) as OpenAPIObject;
 const run = promisify(execFile);
 
-interface Route {
-  method: string;
-  path: string;
-  policy: AuthPolicy | undefined;
-}
-
-/** Every route the controllers declare, in OpenAPI's path syntax, with its auth policy. */
-function routesOf(testApp: TestApp): Route[] {
-  const reflector = new Reflector();
-  const routes: Route[] = [];
-  for (const module of testApp.app.get(ModulesContainer).values()) {
-    for (const wrapper of module.controllers.values()) {
-      const controller = wrapper.metatype as (new (...args: never[]) => unknown) | undefined;
-      if (!controller) continue;
-      const prefix = (Reflect.getMetadata(PATH_METADATA, controller) as string | undefined) ?? '';
-      for (const name of new MetadataScanner().getAllMethodNames(controller.prototype as object)) {
-        const handler = (controller.prototype as Record<string, unknown>)[name] as () => unknown;
-        const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
-        if (path === undefined) continue;
-        const full = [prefix, path]
-          .map((part) => part.replace(/^\/|\/$/g, ''))
-          .filter(Boolean)
-          .join('/');
-        routes.push({
-          method: RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as RequestMethod].toLowerCase(),
-          path: `/${full}`.replace(/:(\w+)/g, '{$1}'),
-          policy: reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [handler, controller]),
-        });
-      }
-    }
-  }
-  return routes;
+/** The declared routes in OpenAPI's terms: lower-case method, `{param}` path syntax. */
+function documentedRoutesOf(testApp: TestApp) {
+  return routesOf(testApp).map((route) => ({
+    ...route,
+    method: route.method.toLowerCase(),
+    path: route.path.replace(/:(\w+)/g, '{$1}'),
+  }));
 }
 
 function operation(path: string, method: string): OperationObject {
@@ -101,7 +73,7 @@ describe('openapi.json', () => {
 
   describe('describes every route', () => {
     it('documents each route the controllers declare, and nothing else', () => {
-      const routes = routesOf(testApp).map((route) => `${route.method} ${route.path}`);
+      const routes = documentedRoutesOf(testApp).map((route) => `${route.method} ${route.path}`);
       const documented = Object.entries(document.paths).flatMap(([path, item]) =>
         Object.keys(item).map((method) => `${method} ${path}`),
       );
@@ -132,7 +104,7 @@ describe('openapi.json', () => {
     });
 
     it("states each route's auth policy as its security requirements", () => {
-      for (const route of routesOf(testApp)) {
+      for (const route of documentedRoutesOf(testApp)) {
         const { security } = operation(route.path, route.method);
         const policy = route.policy;
         if (!policy) throw new Error(`${route.method} ${route.path} declares no auth policy`);
