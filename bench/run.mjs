@@ -121,6 +121,10 @@ async function measureInterleaved(options, targets, load, connections) {
       const rss = sampleRss(target.pid);
       const result = await drive(`http://127.0.0.1:${target.port}`, load, { connections, duration: options.duration });
       results[i].runs.push({ ...result, rss: rss.stop() });
+      const { exitCode, signalCode } = target.proc.child;
+      if (exitCode !== null || signalCode !== null) {
+        throw new Error(`${target.name} exited during the benchmark (${signalCode ?? `code ${exitCode}`}):\n${target.proc.stderr()}`);
+      }
     }
   }
   return results.map(({ runs, warmup }) => {

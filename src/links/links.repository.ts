@@ -10,8 +10,7 @@ export interface LinkRecord {
   updatedAt: Date;
 }
 
-/** Prisma's error codes for "unique constraint violated" and "record to update not found". */
-const UNIQUE_VIOLATION = 'P2002';
+/** Prisma's error code for "record to update not found". */
 const RECORD_NOT_FOUND = 'P2025';
 
 function hasPrismaCode(error: unknown, code: string): boolean {
@@ -27,12 +26,16 @@ export class LinksRepository {
    * races: of concurrent inserts of one code exactly one succeeds, the others get null.
    */
   async insertIfCodeFree(data: { code: string; url: string; accountId: string | null }): Promise<LinkRecord | null> {
-    try {
-      return await this.prisma.link.create({ data });
-    } catch (error) {
-      if (hasPrismaCode(error, UNIQUE_VIOLATION)) return null;
-      throw error;
-    }
+    // Raw SQL because creation is the write hot path: Prisma's `create` costs about 160 µs of CPU
+    // per call against about 90 µs for this statement (bench/README: creation throughput). The
+    // same values Prisma would write (timestamps from the application, clicks 0); ON CONFLICT
+    // turns a taken code into "0 rows" instead of an error. Both SQLite and PostgreSQL accept it.
+    const now = new Date();
+    const inserted = await this.prisma.$executeRaw`
+      INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at")
+      VALUES (${data.code}, ${data.url}, ${data.accountId}, 0, ${now}, ${now})
+      ON CONFLICT ("code") DO NOTHING`;
+    return inserted === 1 ? { ...data, clicks: 0, createdAt: now, updatedAt: now } : null;
   }
 
   /** The account's link with this code; null for unknown codes and for other owners' links. */
