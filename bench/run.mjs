@@ -86,9 +86,11 @@ function readOptions() {
     return value;
   };
   const links = (values.links ?? (smoke ? '1000' : '100000')).split(',').map((n) => Number(n.replaceAll('_', '')));
-  if (links.some((n) => !Number.isInteger(n) || n < 1 || n > 20_000_000)) throw new Error('--links must be integers between 1 and 20000000');
+  if (links.some((n) => !Number.isInteger(n) || n < 1 || n > 20_000_000))
+    throw new Error('--links must be integers between 1 and 20000000');
   const scenarios = (values.scenarios ?? Object.keys(SCENARIOS).join(',')).split(',');
-  for (const id of scenarios) if (!(id in SCENARIOS)) throw new Error(`unknown scenario "${id}" (use ${Object.keys(SCENARIOS).join(',')})`);
+  for (const id of scenarios)
+    if (!(id in SCENARIOS)) throw new Error(`unknown scenario "${id}" (use ${Object.keys(SCENARIOS).join(',')})`);
   return {
     links,
     duration: number('duration', smoke ? 1 : 10, 0.5),
@@ -114,7 +116,11 @@ const log = (message) => process.stderr.write(`${message}\n`);
 async function measureInterleaved(options, targets, load, connections) {
   const results = targets.map(() => ({ runs: /** @type {any[]} */ ([]), warmup: /** @type {any} */ (undefined) }));
   for (const [i, target] of targets.entries()) {
-    if (options.warmup > 0) results[i].warmup = await drive(`http://127.0.0.1:${target.port}`, load, { connections, duration: options.warmup });
+    if (options.warmup > 0)
+      results[i].warmup = await drive(`http://127.0.0.1:${target.port}`, load, {
+        connections,
+        duration: options.warmup,
+      });
   }
   for (let run = 0; run < options.runs; run++) {
     for (const [i, target] of targets.entries()) {
@@ -123,7 +129,9 @@ async function measureInterleaved(options, targets, load, connections) {
       results[i].runs.push({ ...result, rss: rss.stop() });
       const { exitCode, signalCode } = target.proc.child;
       if (exitCode !== null || signalCode !== null) {
-        throw new Error(`${target.name} exited during the benchmark (${signalCode ?? `code ${exitCode}`}):\n${target.proc.stderr()}`);
+        throw new Error(
+          `${target.name} exited during the benchmark (${signalCode ?? `code ${exitCode}`}):\n${target.proc.stderr()}`,
+        );
       }
     }
   }
@@ -158,9 +166,14 @@ function redirectLoads(links) {
 /** Starts both baselines with the same N links; they answer every seeded code from a Map. */
 async function startBaselines(links) {
   const baselines = [];
-  for (const [name, script] of [['node:http', 'node-http.mjs'], ['fastify', 'fastify.mjs']]) {
+  for (const [name, script] of [
+    ['node:http', 'node-http.mjs'],
+    ['fastify', 'fastify.mjs'],
+  ]) {
     const port = await freePort();
-    const proc = startProcess(name, [join(ROOT, 'bench', 'baselines', script), String(port), String(links)], { stdout: 'pipe' });
+    const proc = startProcess(name, [join(ROOT, 'bench', 'baselines', script), String(port), String(links)], {
+      stdout: 'pipe',
+    });
     await new Promise((resolveReady, reject) => {
       proc.child.stdout?.on('data', (chunk) => String(chunk).includes('listening') && resolveReady(undefined));
       void proc.exited.then(() => reject(new Error(`${name} baseline exited:\n${proc.stderr()}`)));
@@ -172,7 +185,9 @@ async function startBaselines(links) {
 
 /** A fresh, migrated, seeded database of `kind`; `drop()` removes it. */
 async function prepareBenchDatabase(kind, links, account) {
-  const { prepareDatabase } = await import(pathToFileURL(join(ROOT, 'dist', 'src', 'database', 'startup-migrations.js')).href);
+  const { prepareDatabase } = await import(
+    pathToFileURL(join(ROOT, 'dist', 'src', 'database', 'startup-migrations.js')).href
+  );
   const migrate = (url) => prepareDatabase(url, { migrateOnStart: true, log: () => undefined });
   if (kind === 'sqlite') {
     // On the same disk as everything else (not tmpfs), so fsync costs what it costs in production.
@@ -197,7 +212,11 @@ async function prepareBenchDatabase(kind, links, account) {
   url.pathname = `/${name}`;
   await migrate(url.toString());
   await seedPostgres(url.toString(), links, account);
-  return { url: url.toString(), location: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+  return {
+    url: url.toString(),
+    location: url.toString(),
+    drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
+  };
 }
 
 async function startService(options, database, extraEnv = {}) {
@@ -248,7 +267,16 @@ async function runGroup(options, kind, links, report) {
   const baselines = options.scenarios.has('hit') || options.scenarios.has('miss') ? await startBaselines(links) : [];
   const addRows = (targets, scenario, expected, results, note) =>
     targets.forEach((target, i) =>
-      report.row({ ...group, group: kind, database: target.name === 'shortlink' ? kind : '—', target: target.name, scenario, expected, result: results[i], note: target.name === 'shortlink' ? note : undefined }),
+      report.row({
+        ...group,
+        group: kind,
+        database: target.name === 'shortlink' ? kind : '—',
+        target: target.name,
+        scenario,
+        expected,
+        result: results[i],
+        note: target.name === 'shortlink' ? note : undefined,
+      }),
     );
   try {
     // Instance 1: cached redirects. Stopped gracefully, after which every answered redirect
@@ -280,7 +308,11 @@ async function runGroup(options, kind, links, report) {
     if (!options.scenarios.has('miss') && apiScenarios.length === 0) return;
     const service = await startService(options, database, options.scenarios.has('miss') ? MISS_SERVICE_ENV : {});
     if (options.scenarios.has('miss')) {
-      log(`  ${SCENARIOS.miss}: node:http, fastify, shortlink (${kind}, ${Object.entries(service.env).map(([k, v]) => `${k}=${v}`).join(' ')})`);
+      log(
+        `  ${SCENARIOS.miss}: node:http, fastify, shortlink (${kind}, ${Object.entries(service.env)
+          .map(([k, v]) => `${k}=${v}`)
+          .join(' ')})`,
+      );
       const targets = [...baselines, service];
       const results = await measureInterleaved(options, targets, loads.miss, options.connections);
       addRows(targets, SCENARIOS.miss, '302', results, 'cache off');
@@ -289,11 +321,19 @@ async function runGroup(options, kind, links, report) {
     let acknowledged = 0;
     const api = {
       create: {
-        load: { method: 'POST', paths: ['/api/links'], headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: 'https://example.com/a/fairly/long/landing-page?campaign=bench' }) },
+        load: {
+          method: 'POST',
+          paths: ['/api/links'],
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ url: 'https://example.com/a/fairly/long/landing-page?campaign=bench' }),
+        },
         expected: '201',
       },
       quick: {
-        load: { method: 'GET', paths: [`/api/s?url=${encodeURIComponent('https://example.com/quick?campaign=bench')}`] },
+        load: {
+          method: 'GET',
+          paths: [`/api/s?url=${encodeURIComponent('https://example.com/quick?campaign=bench')}`],
+        },
         expected: '200',
       },
       list: {
@@ -350,7 +390,8 @@ function createReport(options) {
     withRatios() {
       return rows.map((row) => {
         const reference = rows.find(
-          (r) => r.target === 'node:http' && r.scenario === row.scenario && r.links === row.links && r.group === row.group,
+          (r) =>
+            r.target === 'node:http' && r.scenario === row.scenario && r.links === row.links && r.group === row.group,
         );
         return { ...row, ratio: reference ? row.result.requestsPerSecond / reference.result.requestsPerSecond : null };
       });
@@ -360,12 +401,20 @@ function createReport(options) {
 
 async function main() {
   const options = readOptions();
-  if (!existsSync(SERVICE_ENTRY)) throw new Error(`${SERVICE_ENTRY} is missing: run \`npm run bench\` (it builds first) or \`nest build\``);
+  if (!existsSync(SERVICE_ENTRY))
+    throw new Error(`${SERVICE_ENTRY} is missing: run \`npm run bench\` (it builds first) or \`nest build\``);
   const startedAt = new Date();
   const loadBefore = os.loadavg();
-  log(`shortlink benchmark · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'} · node ${process.version} · load average ${loadBefore.map((n) => n.toFixed(2)).join(' ')}`);
-  if (loadBefore[0] > os.cpus().length * 0.5) log('  warning: the machine is busy; figures will be lower and noisier than on an idle machine');
-  log(`  service env: ${Object.entries(UNLIMITED_ENV).map(([k, v]) => `${k}=${v}`).join(' ')} LOG_LEVEL=${options.logLevel} (rate limits raised so no request is refused)`);
+  log(
+    `shortlink benchmark · ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'} · node ${process.version} · load average ${loadBefore.map((n) => n.toFixed(2)).join(' ')}`,
+  );
+  if (loadBefore[0] > os.cpus().length * 0.5)
+    log('  warning: the machine is busy; figures will be lower and noisier than on an idle machine');
+  log(
+    `  service env: ${Object.entries(UNLIMITED_ENV)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')} LOG_LEVEL=${options.logLevel} (rate limits raised so no request is refused)`,
+  );
   const report = createReport(options);
   for (const links of options.links) {
     log(`\n${links.toLocaleString('en')} links`);
@@ -388,13 +437,20 @@ async function main() {
     serviceEnv: { ...UNLIMITED_ENV, LOG_LEVEL: options.logLevel, missScenario: MISS_SERVICE_ENV },
   };
   console.log(`\n${formatTable(rows)}`);
-  console.log(`\nmeasured ${startedAt.toISOString()} · ${options.duration} s per row after ${options.warmup} s warm-up · ${options.runs === 1 ? 'one run' : `median of ${options.runs} runs`} · redirects at ${options.connections} connections, API at ${API_CONNECTIONS} · load average before/after ${loadBefore[0].toFixed(2)}/${os.loadavg()[0].toFixed(2)}`);
-  console.log('× node:http = throughput relative to bare node:http on the same request pattern; RSS = peak resident memory of the server during the row');
+  console.log(
+    `\nmeasured ${startedAt.toISOString()} · ${options.duration} s per row after ${options.warmup} s warm-up · ${options.runs === 1 ? 'one run' : `median of ${options.runs} runs`} · redirects at ${options.connections} connections, API at ${API_CONNECTIONS} · load average before/after ${loadBefore[0].toFixed(2)}/${os.loadavg()[0].toFixed(2)}`,
+  );
+  console.log(
+    '× node:http = throughput relative to bare node:http on the same request pattern; RSS = peak resident memory of the server during the row',
+  );
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });
   writeFileSync(RESULTS_FILE, `${JSON.stringify({ ...meta, rows, checks: report.checks }, null, 2)}\n`);
   console.log(`written to ${RESULTS_FILE.replace(`${ROOT}/`, '')}`);
 
-  const failed = [...rows.filter((r) => !r.ok).map((r) => `${r.target} ${r.database} ${r.scenario}: ${r.problems.join(', ')}`), ...report.checks.filter((c) => !c.ok).map((c) => `${c.database} ${c.name}: ${c.detail}`)];
+  const failed = [
+    ...rows.filter((r) => !r.ok).map((r) => `${r.target} ${r.database} ${r.scenario}: ${r.problems.join(', ')}`),
+    ...report.checks.filter((c) => !c.ok).map((c) => `${c.database} ${c.name}: ${c.detail}`),
+  ];
   if (failed.length) {
     console.error(`\n${failed.length} problem(s):\n  ${failed.join('\n  ')}`);
     process.exitCode = 1;

@@ -21,18 +21,32 @@ export async function drive(baseUrl, load, { connections, duration }) {
     ? [{ method: load.method, setupRequest: (request) => ({ ...request, path: load.pickPath?.() }) }]
     : (load.paths ?? ['/']).map((path) => ({ method: load.method, path }));
   const latencies = new LatencyRecorder();
-  const instance = autocannon({ url: baseUrl, connections, duration, headers: load.headers, body: load.body, requests });
+  const instance = autocannon({
+    url: baseUrl,
+    connections,
+    duration,
+    headers: load.headers,
+    body: load.body,
+    requests,
+  });
   // autocannon's own histogram has whole-millisecond resolution, too coarse for sub-millisecond
   // redirects; every response's time is recorded here in microseconds as well.
   instance.on('response', (_client, _status, _bytes, responseTimeMs) => latencies.record(responseTimeMs));
   const result = await instance;
-  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]));
+  const statusCodes = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([code, { count }]) => [code, count]),
+  );
   const answered = Object.values(statusCodes).reduce((sum, count) => sum + count, 0);
   return {
     connections,
     duration,
     requestsPerSecond: Math.round(answered / result.duration),
-    latencyMs: { p50: latencies.percentile(50), p90: latencies.percentile(90), p99: latencies.percentile(99), max: latencies.percentile(100) },
+    latencyMs: {
+      p50: latencies.percentile(50),
+      p90: latencies.percentile(90),
+      p99: latencies.percentile(99),
+      max: latencies.percentile(100),
+    },
     statusCodes,
     answered,
     errors: result.errors,

@@ -9,7 +9,11 @@ const COLUMNS = [
   { title: 'req/s', value: (r) => r.result.requestsPerSecond.toLocaleString('en'), right: true },
   { title: 'p50 ms', value: (r) => formatMs(r.result.latencyMs.p50), right: true },
   { title: 'p99 ms', value: (r) => formatMs(r.result.latencyMs.p99), right: true },
-  { title: 'RSS MiB', value: (r) => (r.result.rss.peakMiB === null ? '—' : r.result.rss.peakMiB.toFixed(0)), right: true },
+  {
+    title: 'RSS MiB',
+    value: (r) => (r.result.rss.peakMiB === null ? '—' : r.result.rss.peakMiB.toFixed(0)),
+    right: true,
+  },
   { title: '× node:http', value: (r) => (r.ratio === null ? '—' : r.ratio.toFixed(2)), right: true },
   { title: '', value: (r) => (r.ok ? '' : `! ${r.problems.join(', ')}`) },
 ];

@@ -34,7 +34,12 @@ export function benchAccount() {
  * @param {string} accountId
  */
 function linkRow(i, accountId) {
-  return { code: seededCode(i), url: seededUrl(i), accountId: i < OWNED_LINKS ? accountId : null, time: BASE_TIME + i * 1000 };
+  return {
+    code: seededCode(i),
+    url: seededUrl(i),
+    accountId: i < OWNED_LINKS ? accountId : null,
+    time: BASE_TIME + i * 1000,
+  };
 }
 
 /**
@@ -51,7 +56,11 @@ export function seedSqlite(file, links, account) {
   db.pragma('cache_size = -262144');
   // Prisma's SQLite adapter stores DateTime as ISO 8601 with an explicit +00:00 offset.
   const iso = (ms) => new Date(ms).toISOString().replace('Z', '+00:00');
-  db.prepare('INSERT INTO accounts (id, email, created_at) VALUES (?, ?, ?)').run(account.id, account.email, iso(BASE_TIME));
+  db.prepare('INSERT INTO accounts (id, email, created_at) VALUES (?, ?, ?)').run(
+    account.id,
+    account.email,
+    iso(BASE_TIME),
+  );
   db.prepare(
     `INSERT INTO api_tokens (id, account_id, name, token_hash, prefix, scopes, created_at)
      VALUES (?, ?, 'bench', ?, ?, 'links:read links:write', ?)`,
@@ -84,7 +93,9 @@ export async function seedPostgres(url, links, account) {
   try {
     await client.query('SET synchronous_commit = off');
     await client.query('INSERT INTO accounts (id, email, created_at) VALUES ($1, $2, $3)', [
-      account.id, account.email, new Date(BASE_TIME).toISOString(),
+      account.id,
+      account.email,
+      new Date(BASE_TIME).toISOString(),
     ]);
     await client.query(
       `INSERT INTO api_tokens (id, account_id, name, token_hash, prefix, scopes, created_at)
@@ -94,7 +105,10 @@ export async function seedPostgres(url, links, account) {
     // One multi-row INSERT per batch: the arrays travel as four parameters and unnest() turns
     // them back into rows.
     for (let from = 0; from < links; from += BATCH) {
-      const codes = [], urls = [], owners = [], times = [];
+      const codes = [],
+        urls = [],
+        owners = [],
+        times = [];
       for (let i = from; i < Math.min(links, from + BATCH); i++) {
         const row = linkRow(i, account.id);
         codes.push(row.code);

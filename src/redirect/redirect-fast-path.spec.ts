@@ -44,7 +44,11 @@ function setup(logLevel = 'info') {
       },
     };
     const done = jest.fn();
-    hook?.({ method, routeOptions: { url: routeUrl }, params: { code } } as unknown as FastifyRequest, reply as unknown as FastifyReply, done);
+    hook?.(
+      { method, routeOptions: { url: routeUrl }, params: { code } } as unknown as FastifyRequest,
+      reply as unknown as FastifyReply,
+      done,
+    );
     return { answered: reply.sent, passedOn: done.mock.calls.length === 1 };
   };
   return { sut, cache, record, findTarget, request, installed: () => hook !== undefined };
@@ -107,9 +111,12 @@ describe('RedirectFastPath', () => {
     expect(request('GET', undefined, 'health').passedOn).toBe(true);
   });
 
-  it.each(['debug', 'trace'])('is not installed at LOG_LEVEL=%s, so every redirect reaches the request logger', (level) => {
-    const { sut, installed } = setup(level);
-    sut.onModuleInit();
-    expect(installed()).toBe(false);
-  });
+  it.each(['debug', 'trace'])(
+    'is not installed at LOG_LEVEL=%s, so every redirect reaches the request logger',
+    (level) => {
+      const { sut, installed } = setup(level);
+      sut.onModuleInit();
+      expect(installed()).toBe(false);
+    },
+  );
 });
