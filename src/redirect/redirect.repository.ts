@@ -2,19 +2,21 @@ import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service.js';
 // The SQL template helpers are the same runtime functions in both generated clients.
 import { Prisma } from '../generated/sqlite/client.js';
+import { RedirectLookup } from './redirect-lookup.js';
 
 @Injectable()
 export class RedirectRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly lookup: RedirectLookup,
+  ) {}
 
   /**
-   * One primary-key read. Raw SQL on purpose: this runs for every redirect the cache misses, and
-   * Prisma's `findUnique` costs about twice as much CPU per call as the same query through
-   * `$queryRaw` (measured: ~280 vs ~145 µs per lookup on the benchmark machine).
+   * One primary-key read, for every redirect the cache misses: through the driver with a prepared
+   * statement (`RedirectLookup`), as the same query through Prisma costs ~90–145 µs of CPU.
    */
-  async findTarget(code: string): Promise<string | null> {
-    const rows = await this.prisma.$queryRaw<Array<{ url: string }>>`SELECT "url" FROM "links" WHERE "code" = ${code} LIMIT 1`;
-    return rows[0]?.url ?? null;
+  findTarget(code: string): Promise<string | null> {
+    return this.lookup.findTarget(code);
   }
 
   /**

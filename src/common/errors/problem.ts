@@ -45,12 +45,17 @@ function problem(status: number, error: ErrorName, detail: string, errors?: Fiel
   };
 }
 
+/** node-postgres' connection failures, which carry no code (pg/lib/client.js, pg-pool). */
+const PG_CONNECTION_FAILURE =
+  /^(Connection terminated( unexpectedly| due to connection timeout)?|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)$/;
+
 type DriverFailure = { kind?: string; code?: string; message?: string };
 
 function isDatabaseUnavailable(exception: unknown): boolean {
   const candidate = exception as {
     name?: string;
     code?: unknown;
+    message?: unknown;
     cause?: DriverFailure;
     meta?: { driverAdapterError?: { cause?: DriverFailure } };
   };
@@ -58,14 +63,18 @@ function isDatabaseUnavailable(exception: unknown): boolean {
   if (typeof candidate?.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
   // Driver adapters report lost connections as DriverAdapterError with a `cause.kind`; the Prisma
   // client wraps that in a known-request error (P2010, P2039…) carrying it as meta.driverAdapterError.
-  return [candidate?.cause, candidate?.meta?.driverAdapterError?.cause].some((cause) => {
+  // The redirect lookup (redirect-lookup.ts) uses the drivers directly: their errors come as they
+  // are, with the socket error or SQLSTATE as `code`, or (pg's own connection failures) a message.
+  if (typeof candidate?.message === 'string' && PG_CONNECTION_FAILURE.test(candidate.message)) return true;
+  return [candidate as DriverFailure, candidate?.cause, candidate?.meta?.driverAdapterError?.cause].some((cause) => {
     const kind = cause?.kind ?? '';
     const code = cause?.code ?? '';
     return (
       /DatabaseNotReachable|DatabaseDoesNotExist|DatabaseAccessDenied|ConnectionClosed|SocketTimeout|TooManyConnections/.test(kind) ||
       // 57P0x: server shutting down or connection terminated; 08xxx: connection exceptions;
       // 55000 here: the database refuses connections (ALLOW_CONNECTIONS false, maintenance).
-      /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d{3})$/.test(code) ||
+      // 3D000: the database does not exist (yet, or any more); SQLITE_BUSY: locked past the timeout.
+      /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d{3}|3D000|SQLITE_BUSY)$/.test(code) ||
       (code === '55000' && /not currently accepting connections/.test(cause?.message ?? ''))
     );
   });

@@ -1,0 +1,110 @@
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
+import { freePort } from '../../test/support/redis-server.js';
+import { toProblem } from '../common/errors/problem.js';
+import type { AppConfig } from '../config/app-config.js';
+import { sqliteFilePath } from '../database/prisma-client.factory.js';
+import { RedirectLookup } from './redirect-lookup.js';
+
+const LINKS_TABLE = 'CREATE TABLE links (code TEXT PRIMARY KEY, url TEXT NOT NULL)';
+
+/** A writer on the database next to the lookup, like the app's Prisma client. */
+interface Writer {
+  insert(code: string, url: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+function sqliteWriter(url: string): Promise<Writer> {
+  const db = new Database(sqliteFilePath(url));
+  db.pragma('journal_mode = WAL');
+  db.exec(LINKS_TABLE);
+  const insert = db.prepare('INSERT INTO links (code, url) VALUES (?, ?)');
+  return Promise.resolve({
+    insert: (code, target) => Promise.resolve(void insert.run(code, target)),
+    close: () => Promise.resolve(void db.close()),
+  });
+}
+
+async function postgresWriter(url: string): Promise<Writer> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(LINKS_TABLE);
+  return {
+    insert: async (code, target) =>
+      void (await client.query('INSERT INTO links (code, url) VALUES ($1, $2)', [code, target])),
+    close: () => client.end(),
+  };
+}
+
+const lookupFor = (kind: 'sqlite' | 'postgresql', url: string) =>
+  new RedirectLookup({ databaseKind: kind, databaseUrl: url } as AppConfig);
+
+describe.each([
+  ['sqlite', sqliteWriter],
+  ['postgresql', postgresWriter],
+] as const)('RedirectLookup on %s', (kind, openWriter) => {
+  let database: TestDatabase;
+  let writer: Writer;
+  let sut: RedirectLookup;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    writer = await openWriter(database.url);
+    await writer.insert('Ab3dE9x', 'https://example.com/a');
+    sut = lookupFor(kind, database.url);
+  });
+
+  afterAll(async () => {
+    await sut?.onApplicationShutdown();
+    await writer?.close();
+    await database?.drop();
+  });
+
+  it('finds the target of a code, and null for an unknown one', async () => {
+    await expect(sut.findTarget('Ab3dE9x')).resolves.toBe('https://example.com/a');
+    await expect(sut.findTarget('Zz9Zz9Z')).resolves.toBeNull();
+  });
+
+  it('sees links written by the other connection after it started reading', async () => {
+    await expect(sut.findTarget('NewCode')).resolves.toBeNull();
+    await writer.insert('NewCode', 'https://example.com/new');
+    await expect(sut.findTarget('NewCode')).resolves.toBe('https://example.com/new');
+  });
+
+  it('matches codes exactly (case-sensitive, no patterns)', async () => {
+    await expect(sut.findTarget('ab3de9x')).resolves.toBeNull();
+    await expect(sut.findTarget('Ab3dE9%')).resolves.toBeNull();
+  });
+});
+
+describe('RedirectLookup with PostgreSQL unavailable', () => {
+  it('fails with an error answered as 503 when nothing listens', async () => {
+    const sut = lookupFor('postgresql', `postgresql://postgres@127.0.0.1:${await freePort()}/shortlink`);
+    try {
+      const failure: unknown = await sut.findTarget('Ab3dE9x').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(toProblem(failure)).toMatchObject({ status: 503, error: 'service_unavailable' });
+    } finally {
+      await sut.onApplicationShutdown();
+    }
+  });
+
+  it('fails with an error answered as 503 when the database does not exist', async () => {
+    const database = await createTestDatabase('postgresql');
+    await database.drop();
+    const sut = lookupFor('postgresql', database.url);
+    try {
+      const failure: unknown = await sut.findTarget('Ab3dE9x').then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      expect(failure).toMatchObject({ code: '3D000' });
+      expect(toProblem(failure)).toMatchObject({ status: 503, error: 'service_unavailable' });
+    } finally {
+      await sut.onApplicationShutdown();
+    }
+  });
+});
