@@ -107,26 +107,37 @@ function problemExample(name: ErrorName): ExampleObject {
   };
 }
 
+/** One documented response per status, in `mediaType`, with an example per error name. */
+function errorResponses(
+  names: ErrorName[],
+  mediaType: string,
+  schema: Record<string, unknown>,
+  example: (name: ErrorName) => ExampleObject,
+): MethodDecorator & ClassDecorator {
+  return applyDecorators(
+    ...[...byStatus(names)].map(([status, group]) =>
+      ApiResponse({
+        status,
+        description: describe(status, group),
+        headers: HEADERS[status],
+        content: {
+          [mediaType]: { schema, examples: Object.fromEntries(group.map((name) => [name, example(name)])) },
+        },
+      }),
+    ),
+  );
+}
+
 /**
  * Documents the errors an operation can answer, by their stable names, as RFC 9457 problem
  * details (`application/problem+json`, schema `ProblemDto`), one response per status with an
  * example per name: `@ApiProblemResponses('invalid_url', 'unauthorized', 'rate_limited')`.
  */
 export function ApiProblemResponses(...names: ErrorName[]): MethodDecorator & ClassDecorator {
-  const responses = [...byStatus(names)].map(([status, group]) =>
-    ApiResponse({
-      status,
-      description: describe(status, group),
-      headers: HEADERS[status],
-      content: {
-        'application/problem+json': {
-          schema: { $ref: getSchemaPath(ProblemDto) },
-          examples: Object.fromEntries(group.map((name) => [name, problemExample(name)])),
-        },
-      },
-    }),
+  return applyDecorators(
+    ApiExtraModels(ProblemDto),
+    errorResponses(names, 'application/problem+json', { $ref: getSchemaPath(ProblemDto) }, problemExample),
   );
-  return applyDecorators(ApiExtraModels(ProblemDto), ...responses);
 }
 
 /**
@@ -134,18 +145,8 @@ export function ApiProblemResponses(...names: ErrorName[]): MethodDecorator & Cl
  * in `text/plain`.
  */
 export function ApiPlainTextErrorResponses(...names: ErrorName[]): MethodDecorator & ClassDecorator {
-  const responses = [...byStatus(names)].map(([status, group]) =>
-    ApiResponse({
-      status,
-      description: describe(status, group),
-      headers: HEADERS[status],
-      content: {
-        'text/plain': {
-          schema: { type: 'string', pattern: '^error: [a-z_]+$' },
-          examples: Object.fromEntries(group.map((name) => [name, { summary: name, value: `error: ${name}` }])),
-        },
-      },
-    }),
-  );
-  return applyDecorators(...responses);
+  return errorResponses(names, 'text/plain', { type: 'string', pattern: '^error: [a-z_]+$' }, (name) => ({
+    summary: name,
+    value: `error: ${name}`,
+  }));
 }
