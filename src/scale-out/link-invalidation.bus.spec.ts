@@ -22,7 +22,15 @@ async function instance(url: string) {
   const subscriber = createRedisConnection(url, 'subscriber', silent);
   const sut = new LinkInvalidationBus(cache, publisher, subscriber);
   await sut.onModuleInit();
-  return { cache, sut, connections: [publisher, subscriber] as Redis[] };
+  const self = { cache, sut, connections: [publisher, subscriber] as Redis[] };
+  // Start-up gives up waiting after 2 s; a loaded CI machine can take longer than that.
+  await until(() => canHearAndTell(self));
+  return self;
+}
+
+/** Subscribed to invalidations, and able to publish its own. */
+function canHearAndTell(side: { sut: LinkInvalidationBus; connections: Redis[] }): boolean {
+  return side.sut.isListening && side.connections[0].status === 'ready';
 }
 
 describe('LinkInvalidationBus', () => {
@@ -65,7 +73,7 @@ describe('LinkInvalidationBus', () => {
     await a.cache.invalidate('changed-while-down');
 
     await server.resume();
-    await until(() => a.sut.isListening && b.sut.isListening);
+    await until(() => canHearAndTell(a) && canHearAndTell(b));
 
     expect(b.cache.get('kept')).toBeUndefined();
     b.cache.setIfUnchanged('after', 'https://after.example/', b.cache.generation());

@@ -110,9 +110,10 @@ export class LinkInvalidationBus implements OnModuleInit, OnApplicationShutdown 
     subscriber.on('ready', () => void this.listen());
     publisher.on('ready', () => void this.publishRemembered());
 
-    // Start-up does not wait for a Redis that is down, only for one that is still connecting.
+    // Start-up does not wait for a Redis that is down, only for one that is still connecting:
+    // both connections, so that a change answered right after start-up has been published.
     if (subscriber.status === 'ready') await this.listen();
-    else await Promise.race([this.firstListen, sleep(2000)]);
+    await Promise.race([Promise.all([this.firstListen, whenReady(publisher)]), sleep(2000)]);
   }
 
   onApplicationShutdown(): void {
@@ -205,6 +206,11 @@ export class LinkInvalidationBus implements OnModuleInit, OnApplicationShutdown 
     this.cache.suspend();
     this.logger.warn('Not receiving link invalidations: redirects read the database until Redis is back');
   }
+}
+
+function whenReady(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => redis.once('ready', () => resolve()));
 }
 
 function sleep(ms: number): Promise<void> {
