@@ -23,7 +23,7 @@ const describeOn =
     if ((process.env.TEST_DATABASE ?? kind) === kind) describe(name, body);
   };
 
-function prisma(args: string[], databaseUrl: string) {
+function prisma(args: string[], databaseUrl: string, shadowDatabaseUrl?: string) {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     DATABASE_URL: databaseUrl,
@@ -32,6 +32,7 @@ function prisma(args: string[], databaseUrl: string) {
   };
   delete env.PRISMA_SCHEMA_ENGINE_BINARY;
   delete env.SHADOW_DATABASE_URL;
+  if (shadowDatabaseUrl) env.SHADOW_DATABASE_URL = shadowDatabaseUrl;
   delete env.NODE_OPTIONS; // Jest's --experimental-vm-modules is not for the CLI
   const run = spawnSync('npx', ['prisma', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr, output: run.stdout + run.stderr };
@@ -173,6 +174,30 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       expect(run.status).toBe(0);
       expect(run.stdout).toContain('Your database is now in sync with your Prisma schema');
       expect(await tables(db)).toEqual(['accounts', 'api_tokens', 'links']);
+    });
+
+    it('migrate dev uses SHADOW_DATABASE_URL, emptied first on every run', async () => {
+      const db = fresh('shadowed');
+      const shadow = fresh('shadow');
+      // A shadow database that exists and holds leftovers (a table no migration creates): the
+      // engine must start from an empty one, or it would report drift, or fail replaying the
+      // history onto tables that already exist.
+      if (kind === 'postgresql') {
+        const admin = new pg.Client({ connectionString: ADMIN_URL });
+        await admin.connect();
+        await admin.query(`CREATE DATABASE "${new URL(shadow.url).pathname.slice(1)}"`);
+        await admin.end();
+      }
+      await shadow.query('CREATE TABLE leftover (id INTEGER)');
+
+      for (let run = 1; run <= 2; run++) {
+        const result = prisma(['migrate', 'dev', '--name', 'nothing'], db.url, shadow.url);
+        expect({ run, status: result.status, output: result.output }).toMatchObject({ run, status: 0 });
+        expect(result.output).not.toMatch(/drift|reset/i);
+      }
+      // The shadow database was used: it holds the replayed history, not the leftover.
+      expect(await tables(shadow)).toEqual(['accounts', 'api_tokens', 'links']);
+      expect(await appliedMigrations(db)).toEqual(committedMigrations(kind));
     });
 
     it('migrate dev applies the history, then creates and applies a migration for a schema change', async () => {

@@ -7,7 +7,7 @@
 // places where the wasm engine or the adapters fall short of what the native engine does;
 // each workaround says why.
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, truncateSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, truncateSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -164,7 +164,16 @@ function sqliteAdapterFactory(url, shadowDatabaseUrl, baseDir, track) {
     provider: 'sqlite',
     adapterName: adapterFactory.adapterName,
     connect: async () => patch(await adapterFactory.connect()),
-    connectToShadowDb: async () => patch(await adapterFactory.connectToShadowDb()),
+    connectToShadowDb: async () => {
+      // An explicit shadow database starts empty every time, as with the native engine:
+      // `migrate dev` connects to it more than once per command and replays the whole migration
+      // history on each connection. (The default shadow database is in memory, empty anyway.)
+      const shadowFile = shadowDatabaseUrl ? file(shadowDatabaseUrl) : ':memory:';
+      if (shadowFile !== ':memory:') {
+        for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${shadowFile}${suffix}`, { force: true });
+      }
+      return patch(await adapterFactory.connectToShadowDb());
+    },
   };
 }
 
@@ -230,6 +239,10 @@ function postgresAdapterFactory(url, shadowDatabaseUrl, track) {
     connectToShadowDb: async () => {
       if (shadowDatabaseUrl) {
         const { schema: _ignored, ...shadowConfig } = postgresConfig(shadowDatabaseUrl);
+        // An explicit shadow database starts empty every time, as with the native engine:
+        // `migrate dev` connects to it more than once per command and replays the whole
+        // migration history on each connection.
+        await runAdminStatement(shadowConfig, 'DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public');
         return connect(shadowConfig);
       }
       // adapter-pg's own shadow database is dropped before its pool is closed (which fails),
