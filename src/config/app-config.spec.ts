@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       logLevel: 'info',
       migrateOnStart: true,
       redirectCacheSize: 100_000,
+      redirectCacheTtlSeconds: 300,
       clickFlushIntervalMs: 1000,
     });
   });
@@ -38,6 +39,7 @@ describe('loadConfig', () => {
       LOG_LEVEL: 'debug',
       MIGRATE_ON_START: 'false',
       REDIRECT_CACHE_SIZE: '0',
+      REDIRECT_CACHE_TTL_SECONDS: '0',
       CLICK_FLUSH_INTERVAL_MS: '250',
     });
 
@@ -53,6 +55,7 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       migrateOnStart: false,
       redirectCacheSize: 0,
+      redirectCacheTtlSeconds: 0,
       clickFlushIntervalMs: 250,
     });
   });
@@ -93,6 +96,9 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['MIGRATE_ON_START', 'sometimes'],
     ['REDIRECT_CACHE_SIZE', '-5'],
+    ['REDIRECT_CACHE_TTL_SECONDS', '-1'],
+    ['REDIRECT_CACHE_TTL_SECONDS', '86401'],
+    ['REDIRECT_CACHE_TTL_SECONDS', '1.5'],
     ['CLICK_FLUSH_INTERVAL_MS', '5'],
   ])('refuses %s=%s with one line naming the variable', (variable, value) => {
     let thrown: unknown;

@@ -19,6 +19,8 @@ export interface AppConfig {
   migrateOnStart: boolean;
   /** Entries kept in each instance's code → target cache for redirects. */
   redirectCacheSize: number;
+  /** How long a cached target may be served before it is read again; 0: until evicted. */
+  redirectCacheTtlSeconds: number;
   /** How often buffered click counts are written to the database. */
   clickFlushIntervalMs: number;
 }
@@ -84,6 +86,9 @@ class EnvironmentVariables {
   @IsOptional() @Transform(toInteger) @IsInt() @Min(0)
   REDIRECT_CACHE_SIZE?: number;
 
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(86400)
+  REDIRECT_CACHE_TTL_SECONDS?: number;
+
   @IsOptional() @Transform(toInteger) @IsInt() @Min(10) @Max(60000)
   CLICK_FLUSH_INTERVAL_MS?: number;
 }
@@ -102,6 +107,7 @@ const VARIABLES = [
   'LOG_LEVEL',
   'MIGRATE_ON_START',
   'REDIRECT_CACHE_SIZE',
+  'REDIRECT_CACHE_TTL_SECONDS',
   'CLICK_FLUSH_INTERVAL_MS',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
@@ -152,6 +158,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     logLevel: parsed.LOG_LEVEL ?? 'info',
     migrateOnStart: parsed.MIGRATE_ON_START ?? true,
     redirectCacheSize: parsed.REDIRECT_CACHE_SIZE ?? 100_000,
+    redirectCacheTtlSeconds: parsed.REDIRECT_CACHE_TTL_SECONDS ?? 300,
     clickFlushIntervalMs: parsed.CLICK_FLUSH_INTERVAL_MS ?? 1000,
   };
 }

@@ -2,7 +2,8 @@ import { jest } from '@jest/globals';
 import type { AppConfig } from '../config/app-config.js';
 import { LinkCache, type LinkInvalidationListener } from './link-cache.js';
 
-const withSize = (redirectCacheSize: number) => ({ redirectCacheSize }) as AppConfig;
+const withSize = (redirectCacheSize: number, redirectCacheTtlSeconds = 0) =>
+  ({ redirectCacheSize, redirectCacheTtlSeconds }) as AppConfig;
 
 describe('LinkCache', () => {
   it('serves what a redirect stored', () => {
@@ -10,6 +11,46 @@ describe('LinkCache', () => {
     sut.setIfUnchanged('abc', 'https://example.com/', sut.generation());
 
     expect(sut.get('abc')).toBe('https://example.com/');
+  });
+
+  describe('with REDIRECT_CACHE_TTL_SECONDS', () => {
+    beforeEach(() => jest.useFakeTimers({ now: Date.parse('2026-01-01T00:00:00Z') }));
+    afterEach(() => jest.useRealTimers());
+
+    it('serves an entry until it is TTL seconds old, then reads it again', () => {
+      const sut = new LinkCache(withSize(10, 60));
+      sut.setIfUnchanged('abc', 'https://example.com/old', sut.generation());
+
+      jest.advanceTimersByTime(59_999);
+      expect(sut.get('abc')).toBe('https://example.com/old');
+      jest.advanceTimersByTime(1);
+      expect(sut.get('abc')).toBeUndefined();
+
+      sut.setIfUnchanged('abc', 'https://example.com/new', sut.generation());
+      expect(sut.get('abc')).toBe('https://example.com/new');
+    });
+
+    it('counts the age from when the entry was read, not from when it was last served', () => {
+      const sut = new LinkCache(withSize(10, 60));
+      sut.setIfUnchanged('abc', 'https://example.com/', sut.generation());
+
+      for (let second = 0; second < 59; second++) {
+        jest.advanceTimersByTime(1000);
+        expect(sut.get('abc')).toBe('https://example.com/');
+      }
+      jest.advanceTimersByTime(1000);
+
+      expect(sut.get('abc')).toBeUndefined();
+    });
+
+    it('keeps entries until they are evicted when the TTL is 0', () => {
+      const sut = new LinkCache(withSize(10, 0));
+      sut.setIfUnchanged('abc', 'https://example.com/', sut.generation());
+
+      jest.advanceTimersByTime(365 * 24 * 3600 * 1000);
+
+      expect(sut.get('abc')).toBe('https://example.com/');
+    });
   });
 
   it('forgets a code on invalidate', async () => {

@@ -19,11 +19,18 @@ export type LinkInvalidationListener = (code: string) => void | Promise<void>;
  * A redirect that misses reads the database and then stores what it read. If a change lands in
  * between, that read may already be stale: `generation()` is taken before the read and
  * `setIfUnchanged()` stores nothing when any invalidation happened since.
+ *
+ * Entries also expire `REDIRECT_CACHE_TTL_SECONDS` after they were read (default 300): the bound
+ * on how long an instance can serve a target it was never told had changed (an instance cut off
+ * from Redis while the others keep it cannot tell them about its own changes until it is back;
+ * a change made in the database directly is announced by nobody). Each entry expires on its own
+ * schedule, so hot links are re-read one at a time rather than all at once.
  */
 @Injectable()
 export class LinkCache {
   private readonly logger = new Logger(LinkCache.name);
-  private readonly entries: LruCache<string, string>;
+  private readonly entries: LruCache<string, { target: string; expiresAt: number }>;
+  private readonly ttlMs: number;
   private readonly listeners: LinkInvalidationListener[] = [];
   private invalidations = 0;
   /** While set, the cache is bypassed: this instance cannot hear other instances' changes. */
@@ -31,10 +38,18 @@ export class LinkCache {
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.entries = new LruCache(config.redirectCacheSize);
+    this.ttlMs = config.redirectCacheTtlSeconds > 0 ? config.redirectCacheTtlSeconds * 1000 : Infinity;
   }
 
   get(code: string): string | undefined {
-    return this.suspended ? undefined : this.entries.get(code);
+    if (this.suspended) return undefined;
+    const entry = this.entries.get(code);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= Date.now()) {
+      this.entries.delete(code);
+      return undefined;
+    }
+    return entry.target;
   }
 
   /** A value to pass to `setIfUnchanged` after reading the database. */
@@ -44,7 +59,9 @@ export class LinkCache {
 
   /** Stores a target read from the database unless a link changed since `generation`. */
   setIfUnchanged(code: string, target: string, generation: number): void {
-    if (generation === this.invalidations && !this.suspended) this.entries.set(code, target);
+    if (generation === this.invalidations && !this.suspended) {
+      this.entries.set(code, { target, expiresAt: Date.now() + this.ttlMs });
+    }
   }
 
   /** Drops the code here and tells every listener (other instances) to do the same. */
