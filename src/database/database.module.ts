@@ -3,6 +3,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { createDatabaseClient, tuneSqlite } from './prisma-client.factory.js';
 import { PrismaService } from './prisma.service.js';
+import { SqliteBackgroundWriter } from './sqlite-background-writer.js';
 
 @Global()
 @Module({
@@ -16,8 +17,9 @@ import { PrismaService } from './prisma.service.js';
         return client;
       },
     },
+    SqliteBackgroundWriter,
   ],
-  exports: [PrismaService],
+  exports: [PrismaService, SqliteBackgroundWriter],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   private readonly logger = new Logger(DatabaseModule.name);

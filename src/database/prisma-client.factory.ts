@@ -42,10 +42,11 @@ export function createDatabaseClient(kind: DatabaseKind, url: string, poolSize =
  * is fsynced at checkpoints rather than on every commit. Every acknowledged write survives a crash
  * or kill of the process (the benchmark checks this with kill -9); an operating-system crash or
  * power loss can roll back the last commits, never corrupt the database. FULL would fsync every
- * commit: one link creation is one transaction on the single SQLite connection, so creations
- * would queue behind the disk (about 1 ms per fsync here, i.e. under 1,000 links/s on this
+ * commit: one link creation is one transaction and SQLite has a single writer at a time, so
+ * creations would queue behind the disk (about 1 ms per fsync here, i.e. under 1,000 links/s on this
  * machine against 2,000+ with NORMAL; see the README's benchmark). Deployments that need
- * power-loss durability for each acknowledged link should use PostgreSQL.
+ * power-loss durability for each acknowledged link should use PostgreSQL. The background
+ * writer's connection (sqlite-background-writer.worker.js) uses the same settings.
  */
 export async function tuneSqlite(client: DatabaseClient): Promise<void> {
   await client.$queryRawUnsafe('PRAGMA journal_mode = WAL');

@@ -1,5 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service.js';
+import {
+  SqliteBackgroundWriter,
+  SqliteWriterUnavailableError,
+  toSqliteDateTime,
+} from '../database/sqlite-background-writer.js';
 
 export interface LinkRecord {
   code: string;
@@ -19,23 +24,50 @@ function hasPrismaCode(error: unknown, code: string): boolean {
 
 @Injectable()
 export class LinksRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly sqliteWriter: SqliteBackgroundWriter,
+  ) {}
 
   /**
    * Inserts a link unless its code exists. The code is the primary key, so the database decides
    * races: of concurrent inserts of one code exactly one succeeds, the others get null.
    */
   async insertIfCodeFree(data: { code: string; url: string; accountId: string | null }): Promise<LinkRecord | null> {
-    // Raw SQL because creation is the write hot path: Prisma's `create` costs about 160 µs of CPU
-    // per call against about 90 µs for this statement (bench/README: creation throughput). The
-    // same values Prisma would write (timestamps from the application, clicks 0); ON CONFLICT
-    // turns a taken code into "0 rows" instead of an error. Both SQLite and PostgreSQL accept it.
     const now = new Date();
-    const inserted = await this.prisma.$executeRaw`
+    const inserted = await this.insertRow(data, now);
+    return inserted === 1 ? { ...data, clicks: 0, createdAt: now, updatedAt: now } : null;
+  }
+
+  /**
+   * Raw SQL because creation is the write hot path: Prisma's `create` costs about 160 µs of CPU
+   * per call against about 90 µs for this statement. The same values Prisma would write
+   * (timestamps from the application, clicks 0); ON CONFLICT turns a taken code into "0 rows"
+   * instead of an error. Both SQLite and PostgreSQL accept it.
+   *
+   * On SQLite the statement runs on the background writer's connection: its driver is
+   * synchronous, so through Prisma the insert (and every 1,000 pages a WAL checkpoint with an
+   * fsync) would run on the event loop. Off it, the event loop only posts the row; creation
+   * throughput rose by about a third on the benchmark machine. Without a running writer the
+   * insert goes through Prisma as before.
+   */
+  private async insertRow(data: { code: string; url: string; accountId: string | null }, now: Date): Promise<number> {
+    if (this.sqliteWriter.enabled) {
+      const at = toSqliteDateTime(now);
+      try {
+        return await this.sqliteWriter.run(
+          `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at")
+           VALUES (?, ?, ?, 0, ?, ?) ON CONFLICT ("code") DO NOTHING`,
+          [data.code, data.url, data.accountId, at, at],
+        );
+      } catch (error) {
+        if (!(error instanceof SqliteWriterUnavailableError)) throw error;
+      }
+    }
+    return this.prisma.$executeRaw`
       INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at")
       VALUES (${data.code}, ${data.url}, ${data.accountId}, 0, ${now}, ${now})
       ON CONFLICT ("code") DO NOTHING`;
-    return inserted === 1 ? { ...data, clicks: 0, createdAt: now, updatedAt: now } : null;
   }
 
   /** The account's link with this code; null for unknown codes and for other owners' links. */

@@ -1,0 +1,153 @@
+import Database from 'better-sqlite3';
+import { copyFileSync, statSync } from 'node:fs';
+import type { Worker } from 'node:worker_threads';
+import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
+import type { AppConfig } from '../config/app-config.js';
+import { createDatabaseClient, sqliteFilePath, tuneSqlite, type DatabaseClient } from './prisma-client.factory.js';
+import { SqliteBackgroundWriter, SqliteWriteError, SqliteWriterUnavailableError } from './sqlite-background-writer.js';
+
+const INSERT = 'INSERT INTO "items" ("id", "label") VALUES (?, ?)';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('SqliteBackgroundWriter', () => {
+  let database: TestDatabase;
+  let file: string;
+  let prisma: DatabaseClient;
+  let sut: SqliteBackgroundWriter;
+
+  const workerOf = (writer: SqliteBackgroundWriter) => (writer as unknown as { worker?: Worker }).worker;
+  /** Rows of `items` in the database file alone, i.e. what checkpoints have copied out of the WAL. */
+  const rowsInMainFile = () => {
+    const copy = `${file}.main-only`;
+    copyFileSync(file, copy);
+    const db = new Database(copy, { readonly: true });
+    try {
+      // Until a checkpoint, even the table itself exists only in the WAL.
+      const table = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'items'").get();
+      return table ? (db.prepare('SELECT count(*) AS n FROM items').get() as { n: number }).n : 0;
+    } finally {
+      db.close();
+    }
+  };
+  const count = async () =>
+    Number((await prisma.$queryRawUnsafe<[{ n: bigint }]>('SELECT count(*) AS n FROM items'))[0].n);
+
+  beforeEach(async () => {
+    database = await createTestDatabase('sqlite');
+    file = sqliteFilePath(database.url);
+    prisma = createDatabaseClient('sqlite', database.url);
+    await tuneSqlite(prisma);
+    await prisma.$executeRawUnsafe('CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL)');
+    const config = { databaseKind: 'sqlite', databaseUrl: database.url } as AppConfig;
+    sut = new SqliteBackgroundWriter(config);
+  });
+
+  afterEach(async () => {
+    await sut.onApplicationShutdown();
+    await prisma.$disconnect();
+    await database.drop();
+  });
+
+  it('starts its worker with the first write, not before', async () => {
+    expect(workerOf(sut)).toBeUndefined();
+
+    await sut.runBatch(INSERT, [[1, 'one']]);
+
+    expect(workerOf(sut)).toBeDefined();
+  });
+
+  it('writes every row of a batch, visible to the application connection once it resolves', async () => {
+    await sut.runBatch(INSERT, [
+      [1, 'one'],
+      [2, 'two'],
+      [3, 'three'],
+    ]);
+
+    expect(await count()).toBe(3);
+  });
+
+  it('runs a single statement and answers with the rows it changed', async () => {
+    const upsert = 'INSERT INTO "items" ("id", "label") VALUES (?, ?) ON CONFLICT ("id") DO NOTHING';
+
+    await expect(sut.run(upsert, [1, 'one'])).resolves.toBe(1);
+    await expect(sut.run(upsert, [1, 'again'])).resolves.toBe(0);
+
+    expect(await count()).toBe(1);
+  });
+
+  it("passes the driver's error code along, as Prisma's connection would report it", async () => {
+    await prisma.$executeRawUnsafe('CREATE TABLE owners (id INTEGER PRIMARY KEY)');
+    await prisma.$executeRawUnsafe('CREATE TABLE owned (id INTEGER PRIMARY KEY, owner INTEGER REFERENCES owners (id))');
+
+    const failure = sut.run('INSERT INTO owned (id, owner) VALUES (?, ?)', [1, 42]);
+
+    await expect(failure).rejects.toBeInstanceOf(SqliteWriteError);
+    await expect(failure).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
+  });
+
+  it('writes nothing of a batch in which one row fails, and says why', async () => {
+    await sut.runBatch(INSERT, [[1, 'one']]);
+
+    await expect(
+      sut.runBatch(INSERT, [
+        [2, 'two'],
+        [1, 'duplicate'],
+      ]),
+    ).rejects.toThrow(/UNIQUE constraint failed/);
+    await expect(sut.runBatch('UPDATE nowhere SET x = 1', [[]])).rejects.toThrow(/no such table/);
+    expect(await count()).toBe(1);
+  });
+
+  it('checkpoints its own writes on its own thread once the WAL is full', async () => {
+    // Over SQLite's automatic checkpoint threshold of 1,000 pages (4 MiB).
+    const rows = Array.from({ length: 20_000 }, (_, i) => [i, 'x'.repeat(250)]);
+
+    await sut.runBatch(INSERT, rows);
+
+    expect(rowsInMainFile()).toBe(20_000);
+  });
+
+  it('leaves an empty WAL behind when the application shuts down', async () => {
+    await sut.runBatch(INSERT, [[1, 'one']]);
+    expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
+
+    await sut.onApplicationShutdown();
+
+    expect(statSync(`${file}-wal`).size).toBe(0);
+    expect(rowsInMainFile()).toBe(1);
+    await expect(sut.runBatch(INSERT, [[2, 'two']])).rejects.toThrow(/shut down/);
+    await expect(sut.run(INSERT, [2, 'two'])).rejects.toBeInstanceOf(SqliteWriterUnavailableError);
+  });
+
+  it('survives its worker dying: batches are refused for a second, then a new worker runs them', async () => {
+    await sut.runBatch(INSERT, [[0, 'zero']]);
+    const worker = workerOf(sut);
+    expect(worker).toBeDefined();
+
+    await worker!.terminate();
+    const deadline = Date.now() + 5000;
+    while (workerOf(sut) !== undefined && Date.now() < deadline) await sleep(20);
+    expect(workerOf(sut)).toBeUndefined();
+
+    // Restarts are spaced out, so a worker that keeps dying cannot spin; the caller retries.
+    await expect(sut.runBatch(INSERT, [[1, 'one']])).rejects.toThrow(/restarting/);
+    await sleep(1100);
+    await sut.runBatch(INSERT, [[1, 'one']]);
+
+    expect(workerOf(sut)).toBeDefined();
+    expect(workerOf(sut)).not.toBe(worker);
+    expect(await count()).toBe(2);
+  });
+
+  it('does nothing on PostgreSQL', async () => {
+    const postgres = new SqliteBackgroundWriter({
+      databaseKind: 'postgresql',
+      databaseUrl: 'postgresql://unused',
+    } as AppConfig);
+
+    expect(postgres.enabled).toBe(false);
+    await expect(postgres.run(INSERT, [1, 'one'])).rejects.toBeInstanceOf(SqliteWriterUnavailableError);
+    expect(workerOf(postgres)).toBeUndefined();
+    await postgres.onApplicationShutdown();
+  });
+});
