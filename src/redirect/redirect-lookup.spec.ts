@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
@@ -75,6 +76,55 @@ describe.each([
   it('matches codes exactly (case-sensitive, no patterns)', async () => {
     await expect(sut.findTarget('ab3de9x')).resolves.toBeNull();
     await expect(sut.findTarget('Ab3dE9%')).resolves.toBeNull();
+  });
+
+  it('answers concurrent lookups each with its own code, repeated and unknown codes included', async () => {
+    for (let i = 0; i < 20; i++)
+      await writer.insert(`Many${String(i).padStart(3, '0')}`, `https://example.com/many/${i}`);
+    // 600 lookups: more than one PostgreSQL batch, every known code three times, and unknowns.
+    const codes = Array.from({ length: 600 }, (_, i) =>
+      i % 30 < 20 ? `Many${String(i % 30).padStart(3, '0')}` : `None${i}`,
+    );
+
+    const targets = await Promise.all(codes.map((code) => sut.findTarget(code)));
+
+    expect(targets).toEqual(
+      codes.map((code) => (code.startsWith('Many') ? `https://example.com/many/${Number(code.slice(4))}` : null)),
+    );
+  });
+});
+
+describe('RedirectLookup on PostgreSQL under load', () => {
+  let database: TestDatabase;
+  let writer: Writer;
+  let sut: RedirectLookup;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgresql');
+    writer = await postgresWriter(database.url);
+    await writer.insert('Ab3dE9x', 'https://example.com/a');
+    sut = lookupFor('postgresql', database.url);
+  });
+
+  afterAll(async () => {
+    await sut?.onApplicationShutdown();
+    await writer?.close();
+    await database?.drop();
+  });
+
+  it('sends the lookups of one event-loop turn to the database as one query', async () => {
+    const pool = (sut as unknown as { pool: pg.Pool }).pool;
+    await sut.findTarget('Ab3dE9x'); // connects and prepares the statement
+    const query = jest.spyOn(pool, 'query');
+
+    const targets = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => sut.findTarget(i % 2 ? 'Ab3dE9x' : 'Unknown')),
+    );
+
+    expect(query).toHaveBeenCalledTimes(1);
+    expect(targets.filter((target) => target === 'https://example.com/a')).toHaveLength(50);
+    expect(targets.filter((target) => target === null)).toHaveLength(50);
+    query.mockRestore();
   });
 });
 
