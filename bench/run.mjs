@@ -13,6 +13,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { seededCode, spreadIndexes } from './lib/codes.mjs';
 import { drive } from './lib/load.mjs';
@@ -263,6 +264,9 @@ async function runGroup(options, kind, links, report) {
   const seedStarted = Date.now();
   const database = await prepareBenchDatabase(kind, links, account);
   log(`  ${kind}: seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+  // Seeding 1M links leaves a few hundred MiB of dirty pages that the kernel would otherwise
+  // write back during the first measurements, on the same 2 cores.
+  execFileSync('sync');
   const loads = redirectLoads(links);
   const baselines = options.scenarios.has('hit') || options.scenarios.has('miss') ? await startBaselines(links) : [];
   const addRows = (targets, scenario, expected, results, note) =>
