@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { AppModule } from './app.module.js';
 import { configureApp } from './app.setup.js';
 import { sendProblem } from './common/errors/problem-details.filter.js';
+import { EarlyRequests } from './common/http/early-requests.js';
 import { registerJsonBodyParser } from './common/http/json-body-parser.js';
 import type { AppConfig } from './config/app-config.js';
 import { closeConnectionsWhenClosing } from './scale-out/graceful-shutdown.js';
@@ -15,6 +16,9 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 /** Builds the configured (not yet listening) application. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
+    // The HTTP server Fastify would create, with a seat in front of it for cached redirects
+    // (see src/redirect/redirect-fast-path.ts).
+    serverFactory: new EarlyRequests().serverFactory,
     bodyLimit: BODY_LIMIT_BYTES,
     // Requests reaching a closing instance are served, not refused (see graceful-shutdown.ts).
     return503OnClosing: false,

@@ -52,6 +52,26 @@ describe('GET /{code} and HEAD /{code}', () => {
     expect(await response.text()).toBe('');
   });
 
+  it.each(['GET', 'HEAD'])(
+    'answers %s of a cached code (before Fastify) exactly as the first, uncached one',
+    async (method) => {
+      const link = await createLink(`https://example.com/same-answer/${method}`);
+      const answer = async (path: string) => {
+        const response = await testApp.request(path, { method });
+        const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'date'));
+        return { status: response.status, headers, body: await response.text() };
+      };
+
+      const cold = await answer(`/${link.code}`);
+      const cached = await answer(`/${link.code}`);
+      const withQuery = await answer(`/${link.code}?utm_source=test`);
+
+      expect(cold.status).toBe(302);
+      expect(cached).toEqual(cold);
+      expect(withQuery).toEqual(cold);
+    },
+  );
+
   it('redirects anonymous links too', async () => {
     const created = await testApp.request('/api/links', { method: 'POST', json: { url: 'https://anon.example/' } });
     const { code } = (await created.json()) as { code: string };

@@ -73,6 +73,34 @@ describe('LruCache', () => {
     expect(sut.get(9_899)).toBeUndefined();
   });
 
+  it('keeps entries that are read often while many others pass through', () => {
+    const sut = new LruCache<number, number>(100);
+    for (let i = 100; i < 190; i++) sut.set(i, i);
+    for (let hot = 0; hot < 10; hot++) sut.set(hot, hot);
+    // 0..9 are read constantly while 1,000 new keys pass through.
+    for (let i = 1000; i < 2000; i++) {
+      sut.get(i % 10);
+      sut.set(i, i);
+    }
+
+    for (let hot = 0; hot < 10; hot++) expect(sut.get(hot)).toBe(hot);
+    expect(sut.size).toBe(100);
+    expect(sut.get(1999)).toBe(1999);
+    expect(sut.get(100)).toBeUndefined();
+  });
+
+  it('evicts an entry whose last read is older than capacity / 2 operations', () => {
+    const sut = new LruCache<number, number>(10);
+    for (let i = 0; i < 10; i++) sut.set(i, i);
+    sut.get(0);
+    // Six writes later (more than 10 / 2 operations), the read above is no protection from
+    // entries written after it; the first writes are evicted in order.
+    for (let i = 10; i < 21; i++) sut.set(i, i);
+
+    expect(sut.get(0)).toBeUndefined();
+    expect(sut.get(20)).toBe(20);
+  });
+
   it.each([-1, 1.5, Number.NaN])('refuses the capacity %p', (capacity) => {
     expect(() => new LruCache(capacity)).toThrow(RangeError);
   });

@@ -1,6 +1,8 @@
 import { jest } from '@jest/globals';
 import type { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AddressInfo } from 'node:net';
+import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { EarlyRequests } from '../common/http/early-requests.js';
 import type { AppConfig } from '../config/app-config.js';
 import { LinkCache } from '../links/link-cache.js';
 import type { ClickCounter } from './click-counter.js';
@@ -8,115 +10,155 @@ import { RedirectFastPath } from './redirect-fast-path.js';
 import type { RedirectRepository } from './redirect.repository.js';
 import { RedirectService } from './redirect.service.js';
 
-type Hook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
+const FASTIFY_OPTIONS = { keepAliveTimeout: 72_000, requestTimeout: 0, connectionTimeout: 0 };
 
-function setup(logLevel = 'info') {
-  const config = { logLevel, redirectCacheSize: 10 } as AppConfig;
+interface Answer {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+/**
+ * A real HTTP server made by `EarlyRequests.serverFactory`, with a stand-in for Fastify that
+ * answers 299 "fastify" to whatever reaches it.
+ */
+async function setup(logLevel = 'info') {
+  const config = { logLevel, redirectCacheSize: 10, redirectCacheTtlSeconds: 300 } as AppConfig;
   const cache = new LinkCache(config);
   const record = jest.fn<(code: string) => void>();
-  const findTarget = jest.fn(() => Promise.resolve(null));
   const service = new RedirectService(
     cache,
-    { findTarget } as unknown as RedirectRepository,
+    { findTarget: () => Promise.resolve(null) } as unknown as RedirectRepository,
     { record } as unknown as ClickCounter,
   );
-  let hook: Hook | undefined;
-  const adapter = { setOnRequestHook: (installed: Hook) => (hook = installed) };
-  const sut = new RedirectFastPath({ httpAdapter: adapter } as unknown as HttpAdapterHost, service, config);
+  const fastify = jest.fn((_request: IncomingMessage, response: ServerResponse) => {
+    response.writeHead(299).end('fastify');
+  });
+  const server = new EarlyRequests().serverFactory(fastify, FASTIFY_OPTIONS);
+  const adapterHost = { httpAdapter: { getHttpServer: () => server } } as unknown as HttpAdapterHost;
+  const sut = new RedirectFastPath(adapterHost, service, config);
+  sut.onModuleInit();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
 
-  /** Runs a request through the installed hook; `answered` is what the reply was given. */
-  const request = (method: string, routeUrl: string | undefined, code: string) => {
-    const reply = {
-      sent: undefined as undefined | { status: number; headers: Record<string, string> },
-      status: 0,
-      headers: {} as Record<string, string>,
-      code(status: number) {
-        this.status = status;
-        return this;
-      },
-      header(name: string, value: string) {
-        this.headers[name] = value;
-        return this;
-      },
-      send() {
-        this.sent = { status: this.status, headers: this.headers };
-        return this;
-      },
-    };
-    const done = jest.fn();
-    hook?.(
-      { method, routeOptions: { url: routeUrl }, params: { code } } as unknown as FastifyRequest,
-      reply as unknown as FastifyReply,
-      done,
-    );
-    return { answered: reply.sent, passedOn: done.mock.calls.length === 1 };
-  };
-  return { sut, cache, record, findTarget, request, installed: () => hook !== undefined };
+  const send = (method: string, path: string) =>
+    new Promise<Answer>((resolve, reject) => {
+      const outgoing = httpRequest({ host: '127.0.0.1', port, method, path, agent: false }, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode!, headers: response.headers, body }));
+      });
+      outgoing.on('error', reject);
+      outgoing.end();
+    });
+  const cacheTarget = (code: string, target: string) => cache.setIfUnchanged(code, target, cache.generation());
+  return { sut, server, cache, cacheTarget, record, fastify, send };
 }
 
 describe('RedirectFastPath', () => {
-  it('answers a cached code with the redirect and counts the GET, without the database', () => {
-    const { sut, cache, record, findTarget, request } = setup();
-    sut.onModuleInit();
-    cache.setIfUnchanged('Ab3dE9x', 'https://example.com/', cache.generation());
+  let current: Awaited<ReturnType<typeof setup>> | undefined;
+  const start = async (logLevel?: string) => (current = await setup(logLevel));
+  afterEach(async () => {
+    await new Promise((resolve) => current?.server.close(resolve));
+    current = undefined;
+  });
 
-    const { answered, passedOn } = request('GET', '/:code', 'Ab3dE9x');
+  it('answers a cached code with the redirect and counts the GET, before Fastify', async () => {
+    const { cacheTarget, record, fastify, send } = await start();
+    cacheTarget('Ab3dE9x', 'https://example.com/');
 
-    expect(passedOn).toBe(false);
-    expect(answered).toEqual({
+    const answer = await send('GET', '/Ab3dE9x');
+
+    expect(answer).toMatchObject({
       status: 302,
-      headers: { location: 'https://example.com/', 'cache-control': 'private, no-store' },
+      body: '',
+      headers: { location: 'https://example.com/', 'cache-control': 'private, no-store', 'content-length': '0' },
     });
-    expect(record).toHaveBeenCalledWith('Ab3dE9x');
-    expect(findTarget).not.toHaveBeenCalled();
+    expect(record.mock.calls).toEqual([['Ab3dE9x']]);
+    expect(fastify).not.toHaveBeenCalled();
   });
 
-  it('answers HEAD for a cached code without counting it', () => {
-    const { sut, cache, record, request } = setup();
-    sut.onModuleInit();
-    cache.setIfUnchanged('Ab3dE9x', 'https://example.com/', cache.generation());
+  it('answers HEAD for a cached code without counting it', async () => {
+    const { cacheTarget, record, send } = await start();
+    cacheTarget('Ab3dE9x', 'https://example.com/');
 
-    const { answered } = request('HEAD', '/:code', 'Ab3dE9x');
+    const answer = await send('HEAD', '/Ab3dE9x');
 
-    expect(answered?.status).toBe(302);
+    expect(answer.status).toBe(302);
+    expect(answer.headers.location).toBe('https://example.com/');
     expect(record).not.toHaveBeenCalled();
   });
 
-  it('passes uncached codes on to the controller', () => {
-    const { sut, record, request } = setup();
-    sut.onModuleInit();
+  it('ignores the query string, as the route does', async () => {
+    const { cacheTarget, record, send } = await start();
+    cacheTarget('Ab3dE9x', 'https://example.com/');
 
-    const { answered, passedOn } = request('GET', '/:code', 'Zz9Zz9Z');
+    const answer = await send('GET', '/Ab3dE9x?utm_source=mail&x=%20');
 
-    expect(passedOn).toBe(true);
-    expect(answered).toBeUndefined();
-    expect(record).not.toHaveBeenCalled();
+    expect(answer.status).toBe(302);
+    expect(answer.headers.location).toBe('https://example.com/');
+    expect(record.mock.calls).toEqual([['Ab3dE9x']]);
   });
 
-  it('passes on a deleted (invalidated) code', async () => {
-    const { sut, cache, request } = setup();
-    sut.onModuleInit();
-    cache.setIfUnchanged('Ab3dE9x', 'https://example.com/', cache.generation());
+  it('passes uncached and invalidated codes on to Fastify', async () => {
+    const { cache, cacheTarget, record, fastify, send } = await start();
+    cacheTarget('Ab3dE9x', 'https://example.com/');
     await cache.invalidate('Ab3dE9x');
 
-    expect(request('GET', '/:code', 'Ab3dE9x').passedOn).toBe(true);
+    expect((await send('GET', '/Ab3dE9x')).body).toBe('fastify');
+    expect((await send('GET', '/Zz9Zz9Z')).body).toBe('fastify');
+    expect(fastify).toHaveBeenCalledTimes(2);
+    expect(record).not.toHaveBeenCalled();
   });
 
-  it('leaves every other route alone, even when its path looks like a cached code', () => {
-    const { sut, cache, request } = setup();
-    sut.onModuleInit();
-    cache.setIfUnchanged('health', 'https://example.com/', cache.generation());
+  it.each([
+    ['another method', 'POST', '/Ab3dE9x'],
+    ['a trailing slash', 'GET', '/Ab3dE9x/'],
+    ['a longer path', 'GET', '/Ab3dE9x/more'],
+    ['a %-encoded path', 'GET', '/%41b3dE9x'],
+    ['an absolute-form URL', 'GET', 'http://sl.test/Ab3dE9x'],
+    ['the root', 'GET', '/'],
+    ['an empty path before the query', 'GET', '/?Ab3dE9x'],
+  ])('leaves %s to Fastify, even when it names a cached code', async (_label, method, path) => {
+    const { cacheTarget, record, fastify, send } = await start();
+    cacheTarget('Ab3dE9x', 'https://example.com/');
 
-    expect(request('GET', '/health', 'health').passedOn).toBe(true);
-    expect(request('GET', undefined, 'health').passedOn).toBe(true);
+    const answer = await send(method, path);
+
+    expect(answer).toMatchObject({ status: 299, body: 'fastify' });
+    expect(fastify).toHaveBeenCalledTimes(1);
+    expect(record).not.toHaveBeenCalled();
+  });
+
+  it('leaves everything to Fastify once the server stops listening (shutdown)', async () => {
+    const { server, cacheTarget, sut } = await start();
+    cacheTarget('Ab3dE9x', 'https://example.com/');
+    await new Promise((resolve) => server.close(resolve));
+
+    const response = { writeHead: jest.fn(), end: jest.fn() };
+    const answered = sut.tryAnswer(
+      { method: 'GET', url: '/Ab3dE9x' } as IncomingMessage,
+      response as unknown as ServerResponse,
+    );
+
+    expect(answered).toBe(false);
+    expect(response.writeHead).not.toHaveBeenCalled();
   });
 
   it.each(['debug', 'trace'])(
     'is not installed at LOG_LEVEL=%s, so every redirect reaches the request logger',
-    (level) => {
-      const { sut, installed } = setup(level);
-      sut.onModuleInit();
-      expect(installed()).toBe(false);
+    async (level) => {
+      const { cacheTarget, fastify, send } = await start(level);
+      cacheTarget('Ab3dE9x', 'https://example.com/');
+
+      expect((await send('GET', '/Ab3dE9x')).body).toBe('fastify');
+      expect(fastify).toHaveBeenCalledTimes(1);
     },
   );
+
+  it('keeps the timeouts Fastify would set on its own server', async () => {
+    const { server } = await start();
+    expect(server.keepAliveTimeout).toBe(72_000);
+  });
 });

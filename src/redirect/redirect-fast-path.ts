@@ -1,31 +1,32 @@
 import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { EarlyRequests } from '../common/http/early-requests.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
+import { couldBeCode } from '../links/short-code.js';
 import { logsEveryRedirect } from '../logging/logger.options.js';
 import { RedirectService } from './redirect.service.js';
 
 /** The redirect route's path, shared with `RedirectController` so the two cannot drift apart. */
 export const REDIRECT_ROUTE = ':code';
-const ROUTE_URL = `/${REDIRECT_ROUTE}`;
-
-type OnRequestHook = (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void;
-interface AdapterWithRequestHook {
-  setOnRequestHook(hook: OnRequestHook): void;
-}
 
 /**
- * Answers redirects of cached codes straight from Fastify's first `onRequest` hook, before Nest
- * middleware (the request logger), guards, interceptors and the router-execution context run:
- * on this machine that pipeline costs more than the redirect itself (see the README's benchmark).
+ * Answers redirects of cached codes from the HTTP server's request event, before Fastify builds
+ * its request and reply, routes, and runs its hooks, Nest middleware (the request logger),
+ * guards and interceptors: on this machine that pipeline costs more than the redirect itself
+ * (see the README's benchmark). It is seated there by `EarlyRequests` (Fastify's documented
+ * `serverFactory` option, see app.factory.ts).
  *
- * It changes nothing a client can see: Fastify has already routed the request, so this only
- * acts on requests matched to the redirect route (static routes such as `/health` keep
- * precedence exactly as before); the answer and click counting are `RedirectService`'s, shared
- * with `RedirectController`; anything not cached (unknown codes, cold links, a suspended cache)
- * continues to the controller. The skipped guards have nothing to do here: the route is public
- * and redirects are never rate limited.
+ * It changes nothing a client can see. It only takes `GET` and `HEAD` of `/<code>` (a query
+ * string is ignored, as the route ignores it) where the code is cached; anything else (other
+ * paths, unknown or cold codes, a suspended cache, %-encoded or absolute-form URLs) goes to
+ * Fastify untouched, which routes it as before. A cached code can only be one that Fastify
+ * routed to the redirect route: the cache is filled by `RedirectService.resolve`, which only the
+ * redirect controller calls, and codes that a static route would shadow are reserved
+ * (short-code.ts). The answer and click counting are `RedirectService`'s, shared with
+ * `RedirectController`. Once the server stops listening (shutdown), every request goes through
+ * Fastify, which marks answers `Connection: close` (graceful-shutdown.ts).
  *
  * The one difference is logging: these redirects bypass the request logger. Successful redirects
  * are logged at `debug` on both paths (see `logger.options.ts`); with `LOG_LEVEL=debug` or
@@ -34,6 +35,7 @@ interface AdapterWithRequestHook {
 @Injectable()
 export class RedirectFastPath implements OnModuleInit {
   private readonly logger = new Logger(RedirectFastPath.name);
+  private server?: Server;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
@@ -43,22 +45,27 @@ export class RedirectFastPath implements OnModuleInit {
 
   onModuleInit(): void {
     if (logsEveryRedirect(this.config)) return;
-    const adapter = this.adapterHost.httpAdapter as unknown as Partial<AdapterWithRequestHook> | undefined;
     // A standalone context (the CLI) has no HTTP adapter.
-    if (typeof adapter?.setOnRequestHook !== 'function') return;
-    // The adapter's own first hook: it runs before the middleware that Nest registers through
-    // @fastify/middie, which a hook added with `fastify.addHook` would not.
-    adapter.setOnRequestHook((request, reply, done) => this.handle(request, reply, done));
-    this.logger.debug('Cached redirects are answered before the Nest pipeline');
+    const server = this.adapterHost.httpAdapter?.getHttpServer() as Server | undefined;
+    const early = EarlyRequests.of(server);
+    if (!server || !early) return;
+    this.server = server;
+    early.use((request, response) => this.tryAnswer(request, response));
+    this.logger.debug('Cached redirects are answered before Fastify and the Nest pipeline');
   }
 
-  private handle(request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-    if (request.routeOptions.url !== ROUTE_URL) return done();
-    const code = (request.params as { code: string }).code;
+  /** Answers the request if it is the redirect of a cached code; returns whether it did. */
+  tryAnswer(request: IncomingMessage, response: ServerResponse): boolean {
+    const { method, url } = request;
+    if ((method !== 'GET' && method !== 'HEAD') || url === undefined || url.charCodeAt(0) !== SLASH) return false;
+    if (!this.server?.listening) return false;
+    const queryAt = url.indexOf('?', 1);
+    const code = queryAt === -1 ? url.slice(1) : url.slice(1, queryAt);
+    if (!couldBeCode(code)) return false;
     const target = this.redirects.cachedTarget(code);
-    if (target === undefined) return done();
-    // Answered here: Fastify skips the rest of the lifecycle when a callback hook sends a reply
-    // without calling done().
-    this.redirects.sendRedirect(request, reply, code, target);
+    if (target === undefined) return false;
+    return this.redirects.writeRedirect(method, code, target, response);
   }
 }
+
+const SLASH = 0x2f;
