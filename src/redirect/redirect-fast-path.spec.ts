@@ -131,6 +131,18 @@ describe('RedirectFastPath', () => {
     expect(record).not.toHaveBeenCalled();
   });
 
+  it('leaves a target Node refuses as a header value to Fastify, counting nothing', async () => {
+    const { cacheTarget, record, fastify, send } = await start();
+    cacheTarget('Ab3dE9x', 'https://example.com/\r\nset-cookie: x=1');
+
+    const answer = await send('GET', '/Ab3dE9x');
+
+    expect(answer).toMatchObject({ status: 299, body: 'fastify' });
+    expect(answer.headers['set-cookie']).toBeUndefined();
+    expect(fastify).toHaveBeenCalledTimes(1);
+    expect(record).not.toHaveBeenCalled();
+  });
+
   it('leaves everything to Fastify once the server stops listening (shutdown)', async () => {
     const { server, cacheTarget, sut } = await start();
     cacheTarget('Ab3dE9x', 'https://example.com/');
