@@ -57,9 +57,9 @@ export function toSqliteDateTime(date: Date): string {
  * hot writes (click batches, link inserts) therefore run here, checkpoints included; the event
  * loop only posts the rows and awaits the commit.
  *
- * The worker starts with the first write. If it dies, a later write starts a new one, no sooner than a second after; meanwhile
- * writes are refused with `SqliteWriterUnavailableError` (the click counter retries its batches,
- * link inserts go through Prisma). On PostgreSQL, whose driver is asynchronous, this class does
+ * The worker starts with the first write. If it dies, a later write starts a new one, no sooner
+ * than a second after; meanwhile writes are refused with `SqliteWriterUnavailableError` (the
+ * click counter retries its batches, link inserts go through Prisma). On PostgreSQL, whose driver is asynchronous, this class does
  * nothing.
  */
 @Injectable()

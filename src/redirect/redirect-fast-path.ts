@@ -4,7 +4,6 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { EarlyRequests } from '../common/http/early-requests.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
-import { couldBeCode } from '../links/short-code.js';
 import { logsEveryRedirect } from '../logging/logger.options.js';
 import { RedirectService } from './redirect.service.js';
 
@@ -60,8 +59,9 @@ export class RedirectFastPath implements OnModuleInit {
     if ((method !== 'GET' && method !== 'HEAD') || url === undefined || url.charCodeAt(0) !== SLASH) return false;
     if (!this.server?.listening) return false;
     const queryAt = url.indexOf('?', 1);
+    // No shape check needed: only codes that passed `couldBeCode` are ever cached, so anything
+    // else (a longer path, %-encoding, a trailing slash) simply misses.
     const code = queryAt === -1 ? url.slice(1) : url.slice(1, queryAt);
-    if (!couldBeCode(code)) return false;
     const target = this.redirects.cachedTarget(code);
     if (target === undefined) return false;
     return this.redirects.writeRedirect(method, code, target, response);
