@@ -6,7 +6,7 @@
 //
 //   node bench/run.mjs [--links 100000] [--duration 10] [--connections 100] [--postgres] [--smoke]
 //
-// See bench/README.md or `--help` for every flag.
+// See the README's Performance section or `--help` for every flag.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -19,7 +19,7 @@ import { seededCode, spreadIndexes } from './lib/codes.mjs';
 import { drive } from './lib/load.mjs';
 import { freePort, sampleRss, startProcess, waitForHttp } from './lib/processes.mjs';
 import { benchAccount, linkTotals, seedPostgres, seedSqlite } from './lib/seed.mjs';
-import { formatTable } from './lib/report.mjs';
+import { formatFlatCostTable, formatTable } from './lib/report.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SERVICE_ENTRY = join(ROOT, 'dist', 'src', 'main.js');
@@ -40,7 +40,8 @@ const UNLIMITED_ENV = { RATE_LIMIT_ANONYMOUS: '1000000000', RATE_LIMIT_TOKEN: '1
 
 const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] builds first)
 
-  --links N[,N…]     links seeded into a fresh database (default 100000; e.g. 10000,1000000)
+  --links N[,N…]     links seeded into a fresh database (default 100000; e.g. 10000,1000000:
+                     with two or more, the smallest and largest are also compared interleaved)
   --duration S       seconds measured per scenario and target (default 10)
   --warmup S         seconds of unmeasured load before each measurement (default 2)
   --connections C    concurrent connections of the redirect scenarios (default 100)
@@ -49,7 +50,7 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] 
                      ${POSTGRES_ADMIN_URL})
   --scenarios LIST   subset of: hit,miss,create,quick,list (default all)
   --log-level L      LOG_LEVEL of the service (default info, as in production)
-  --smoke            CI check that the benchmark works: 1000 links, 1 s per scenario, 10 connections
+  --smoke            CI check that the benchmark works: 500 and 1000 links, 1 s per scenario, 10 connections
   --help             this text`;
 
 const SCENARIOS = {
@@ -86,7 +87,7 @@ function readOptions() {
     if (!Number.isFinite(value) || value < min) throw new Error(`--${name} must be a number ≥ ${min}`);
     return value;
   };
-  const links = (values.links ?? (smoke ? '1000' : '100000')).split(',').map((n) => Number(n.replaceAll('_', '')));
+  const links = (values.links ?? (smoke ? '500,1000' : '100000')).split(',').map((n) => Number(n.replaceAll('_', '')));
   if (links.some((n) => !Number.isInteger(n) || n < 1 || n > 20_000_000))
     throw new Error('--links must be integers between 1 and 20000000');
   const scenarios = (values.scenarios ?? Object.keys(SCENARIOS).join(',')).split(',');
@@ -111,14 +112,15 @@ const log = (message) => process.stderr.write(`${message}\n`);
  * Measures one load against several targets `runs` times, interleaved (A B C, A B C, …) so that a
  * change in the machine's load hits every target alike and the ratios stay meaningful. Each
  * target is warmed up first; each keeps its run with the median throughput, and the peak RSS
- * of all its runs.
- * @param {{ name: string, port: number, pid: number }[]} targets
+ * of all its runs. A target with a `load` of its own is driven with it instead of `load`.
+ * @param {{ name: string, port: number, pid: number, load?: any }[]} targets
  */
 async function measureInterleaved(options, targets, load, connections) {
+  const loadOf = (target) => target.load ?? load;
   const results = targets.map(() => ({ runs: /** @type {any[]} */ ([]), warmup: /** @type {any} */ (undefined) }));
   for (const [i, target] of targets.entries()) {
     if (options.warmup > 0)
-      results[i].warmup = await drive(`http://127.0.0.1:${target.port}`, load, {
+      results[i].warmup = await drive(`http://127.0.0.1:${target.port}`, loadOf(target), {
         connections,
         duration: options.warmup,
       });
@@ -126,7 +128,10 @@ async function measureInterleaved(options, targets, load, connections) {
   for (let run = 0; run < options.runs; run++) {
     for (const [i, target] of targets.entries()) {
       const rss = sampleRss(target.pid);
-      const result = await drive(`http://127.0.0.1:${target.port}`, load, { connections, duration: options.duration });
+      const result = await drive(`http://127.0.0.1:${target.port}`, loadOf(target), {
+        connections,
+        duration: options.duration,
+      });
       results[i].runs.push({ ...result, rss: rss.stop() });
       const { exitCode, signalCode } = target.proc.child;
       if (exitCode !== null || signalCode !== null) {
@@ -369,12 +374,69 @@ async function runGroup(options, kind, links, report) {
   }
 }
 
+/**
+ * The flat-cost comparison: the same scenario against two instances of the service, one on a
+ * database of the smallest N links and one on a database of the largest, measured interleaved
+ * (small, large, small, large, …). The groups above are measured one after the other, minutes
+ * apart, so comparing their absolute figures mixes the machine's drift into the result;
+ * interleaving makes both sizes share it.
+ */
+async function runFlatCost(options, kind, report) {
+  const sizes = [Math.min(...options.links), Math.max(...options.links)];
+  const scenarios = ['hit', 'miss'].filter((id) => options.scenarios.has(id));
+  if (scenarios.length === 0) return;
+  log(`\nflat cost on ${kind}: ${sizes.map((n) => n.toLocaleString('en')).join(' vs ')} links, interleaved`);
+  const databases = [];
+  try {
+    for (const links of sizes) {
+      log(`  ${kind}: seeding ${links.toLocaleString('en')} links`);
+      databases.push({ links, database: await prepareBenchDatabase(kind, links, benchAccount()) });
+    }
+    execFileSync('sync');
+    for (const id of scenarios) {
+      const services = [];
+      try {
+        for (const { links, database } of databases) {
+          const load = redirectLoads(links)[id];
+          const service = await startService(options, database, id === 'miss' ? MISS_SERVICE_ENV : {});
+          if (id === 'hit') await warmCache(service.port, load.paths);
+          services.push({ ...service, name: `shortlink (${links.toLocaleString('en')} links)`, load });
+        }
+        log(`  ${SCENARIOS[id]}: ${services.map((service) => service.name).join(', ')}`);
+        const [small, large] = await measureInterleaved(options, services, undefined, options.connections);
+        report.compareSizes({
+          database: kind,
+          scenario: SCENARIOS[id],
+          note: id === 'miss' ? 'cache off' : undefined,
+          sizes,
+          small,
+          large,
+        });
+      } finally {
+        for (const service of services) await service.proc.stop('SIGTERM');
+      }
+    }
+  } finally {
+    for (const { database } of databases) await database.drop();
+  }
+}
+
 function createReport(options) {
   const rows = [];
   const checks = [];
+  const flatCost = [];
   return {
     rows,
     checks,
+    flatCost,
+    compareSizes(comparison) {
+      const change = (metric) => (metric(comparison.large) - metric(comparison.small)) / metric(comparison.small);
+      flatCost.push({
+        ...comparison,
+        throughputChange: change((r) => r.requestsPerSecond),
+        p99Change: change((r) => r.latencyMs.p99),
+      });
+    },
     row(row) {
       const unexpected = Object.entries(row.result.statusCodes).filter(([code]) => code !== row.expected);
       const problems = [
@@ -424,6 +486,7 @@ async function main() {
     log(`\n${links.toLocaleString('en')} links`);
     for (const kind of options.databases) await runGroup(options, kind, links, report);
   }
+  if (options.links.length > 1) for (const kind of options.databases) await runFlatCost(options, kind, report);
   const rows = report.withRatios();
   const finishedAt = new Date();
   const meta = {
@@ -447,8 +510,17 @@ async function main() {
   console.log(
     '× node:http = throughput relative to bare node:http on the same request pattern; RSS = peak resident memory of the server during the row',
   );
+  if (report.flatCost.length) {
+    console.log(
+      `\nFlat cost: the same scenario on ${report.flatCost[0].sizes.map((n) => n.toLocaleString('en')).join(' and ')} links, measured interleaved\n`,
+    );
+    console.log(formatFlatCostTable(report.flatCost));
+  }
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });
-  writeFileSync(RESULTS_FILE, `${JSON.stringify({ ...meta, rows, checks: report.checks }, null, 2)}\n`);
+  writeFileSync(
+    RESULTS_FILE,
+    `${JSON.stringify({ ...meta, rows, flatCost: report.flatCost, checks: report.checks }, null, 2)}\n`,
+  );
   console.log(`written to ${RESULTS_FILE.replace(`${ROOT}/`, '')}`);
 
   const failed = [

@@ -9,11 +9,7 @@ const COLUMNS = [
   { title: 'req/s', value: (r) => r.result.requestsPerSecond.toLocaleString('en'), right: true },
   { title: 'p50 ms', value: (r) => formatMs(r.result.latencyMs.p50), right: true },
   { title: 'p99 ms', value: (r) => formatMs(r.result.latencyMs.p99), right: true },
-  {
-    title: 'RSS MiB',
-    value: (r) => (r.result.rss.peakMiB === null ? '—' : r.result.rss.peakMiB.toFixed(0)),
-    right: true,
-  },
+  { title: 'RSS MiB', value: (r) => rss(r.result), right: true },
   { title: '× node:http', value: (r) => (r.ratio === null ? '—' : r.ratio.toFixed(2)), right: true },
   { title: '', value: (r) => (r.ok ? '' : `! ${r.problems.join(', ')}`) },
 ];
@@ -22,15 +18,42 @@ function formatMs(ms) {
   return ms < 1 ? ms.toFixed(2) : ms < 10 ? ms.toFixed(1) : ms.toFixed(0);
 }
 
+const percent = (change) => `${change > 0 ? '+' : change < 0 ? '−' : '±'}${Math.abs(change * 100).toFixed(1)} %`;
+const rss = (result) => (result.rss.peakMiB === null ? '—' : result.rss.peakMiB.toFixed(0));
+
 /**
  * A Markdown table: readable in a terminal and pasteable into the README as it is.
  * @param {any[]} rows
  */
-export function formatTable(rows) {
-  const cells = rows.map((row) => COLUMNS.map((column) => column.value(row)));
-  const widths = COLUMNS.map((column, i) => Math.max(column.title.length, ...cells.map((line) => line[i].length)));
+export function formatTable(rows, columns = COLUMNS) {
+  const cells = rows.map((row) => columns.map((column) => column.value(row)));
+  const widths = columns.map((column, i) => Math.max(column.title.length, ...cells.map((line) => line[i].length)));
   const line = (values) =>
-    `| ${values.map((value, i) => (COLUMNS[i].right ? value.padStart(widths[i]) : value.padEnd(widths[i]))).join(' | ')} |`;
-  const rule = `|${widths.map((width, i) => (COLUMNS[i].right ? `${'-'.repeat(width + 1)}:` : '-'.repeat(width + 2))).join('|')}|`;
-  return [line(COLUMNS.map((c) => c.title)), rule, ...cells.map(line)].join('\n');
+    `| ${values.map((value, i) => (columns[i].right ? value.padStart(widths[i]) : value.padEnd(widths[i]))).join(' | ')} |`;
+  const rule = `|${widths.map((width, i) => (columns[i].right ? `${'-'.repeat(width + 1)}:` : '-'.repeat(width + 2))).join('|')}|`;
+  return [line(columns.map((c) => c.title)), rule, ...cells.map(line)].join('\n');
+}
+
+/**
+ * The flat-cost comparison as a Markdown table: one row per database and scenario, the smallest
+ * N of the run beside the largest.
+ * @param {any[]} comparisons
+ */
+export function formatFlatCostTable(comparisons) {
+  const sizes = comparisons[0]?.sizes ?? [];
+  const columns = [
+    { title: 'database', value: (c) => c.database },
+    { title: 'scenario', value: (c) => (c.note ? `${c.scenario} (${c.note})` : c.scenario) },
+    ...['small', 'large'].flatMap((size, i) => {
+      const links = sizes[i]?.toLocaleString('en');
+      return [
+        { title: `req/s, ${links}`, value: (c) => c[size].requestsPerSecond.toLocaleString('en'), right: true },
+        { title: `p99 ms, ${links}`, value: (c) => formatMs(c[size].latencyMs.p99), right: true },
+        { title: `RSS MiB, ${links}`, value: (c) => rss(c[size]), right: true },
+      ];
+    }),
+    { title: 'req/s change', value: (c) => percent(c.throughputChange), right: true },
+    { title: 'p99 change', value: (c) => percent(c.p99Change), right: true },
+  ];
+  return formatTable(comparisons, columns);
 }
