@@ -109,8 +109,8 @@ function readOptions() {
 const log = (message) => process.stderr.write(`${message}\n`);
 
 /**
- * Measures one load against several targets `runs` times, interleaved (A B C, A B C, …) so that a
- * change in the machine's load hits every target alike and the ratios stay meaningful. Each
+ * Measures one load against several targets `runs` times, interleaved (A B C, C B A, A B C, …) so
+ * that a change in the machine's load hits every target alike and the ratios stay meaningful. Each
  * target is warmed up first; each keeps its run with the median throughput, and the peak RSS
  * of all its runs. A target with a `load` of its own is driven with it instead of `load`.
  * @param {{ name: string, port: number, pid: number, load?: any }[]} targets
@@ -126,7 +126,11 @@ async function measureInterleaved(options, targets, load, connections) {
       });
   }
   for (let run = 0; run < options.runs; run++) {
-    for (const [i, target] of targets.entries()) {
+    // Every other run goes in reverse order (A B C, C B A, …), so no target always runs first,
+    // or always right after the same other target's load.
+    const order = [...targets.entries()];
+    if (run % 2 === 1) order.reverse();
+    for (const [i, target] of order) {
       const rss = sampleRss(target.pid);
       const result = await drive(`http://127.0.0.1:${target.port}`, loadOf(target), {
         connections,
