@@ -425,6 +425,17 @@ async function runFlatCost(options, kind, report) {
   }
 }
 
+/** What went wrong in a measurement: unexpected statuses, socket errors, timeouts, silence. */
+function problemsOf(result, expected) {
+  const unexpected = Object.entries(result.statusCodes).filter(([code]) => code !== expected);
+  return [
+    ...unexpected.map(([code, count]) => `${count}× HTTP ${code}`),
+    ...(result.errors ? [`${result.errors} errors`] : []),
+    ...(result.timeouts ? [`${result.timeouts} timeouts`] : []),
+    ...(result.answered === 0 ? ['no answers'] : []),
+  ];
+}
+
 function createReport(options) {
   const rows = [];
   const checks = [];
@@ -433,22 +444,23 @@ function createReport(options) {
     rows,
     checks,
     flatCost,
+    /** Both sizes of a flat-cost comparison; every redirect must have answered 302. */
     compareSizes(comparison) {
       const change = (metric) => (metric(comparison.large) - metric(comparison.small)) / metric(comparison.small);
+      const problems = ['small', 'large'].flatMap((size, i) =>
+        problemsOf(comparison[size], '302').map((problem) => `${comparison.sizes[i]} links: ${problem}`),
+      );
       flatCost.push({
         ...comparison,
         throughputChange: change((r) => r.requestsPerSecond),
         p99Change: change((r) => r.latencyMs.p99),
+        ok: problems.length === 0,
+        problems,
       });
+      if (problems.length) log(`    ! ${problems.join(', ')}`);
     },
     row(row) {
-      const unexpected = Object.entries(row.result.statusCodes).filter(([code]) => code !== row.expected);
-      const problems = [
-        ...unexpected.map(([code, count]) => `${count}× HTTP ${code}`),
-        ...(row.result.errors ? [`${row.result.errors} errors`] : []),
-        ...(row.result.timeouts ? [`${row.result.timeouts} timeouts`] : []),
-        ...(row.result.answered === 0 ? ['no answers'] : []),
-      ];
+      const problems = problemsOf(row.result, row.expected);
       rows.push({ ...row, group: `${row.links}/${row.group ?? ''}`, ok: problems.length === 0, problems });
       if (problems.length) log(`    ! ${problems.join(', ')}`);
     },
@@ -530,6 +542,9 @@ async function main() {
   const failed = [
     ...rows.filter((r) => !r.ok).map((r) => `${r.target} ${r.database} ${r.scenario}: ${r.problems.join(', ')}`),
     ...report.checks.filter((c) => !c.ok).map((c) => `${c.database} ${c.name}: ${c.detail}`),
+    ...report.flatCost
+      .filter((c) => !c.ok)
+      .map((c) => `flat cost ${c.database} ${c.scenario}: ${c.problems.join(', ')}`),
   ];
   if (failed.length) {
     console.error(`\n${failed.length} problem(s):\n  ${failed.join('\n  ')}`);
