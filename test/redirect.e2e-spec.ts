@@ -1,3 +1,5 @@
+import { PrismaService } from '../src/database/prisma.service.js';
+import { RedirectRepository } from '../src/redirect/redirect.repository.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { createTestDatabase } from './support/test-database.js';
@@ -153,6 +155,33 @@ describe('GET /{code} and HEAD /{code}', () => {
     expect(after.updated_at).toBe(before.updated_at);
   });
 
+  it('writes a batch of many codes in one go, each with its own count, skipping codes that no longer exist', async () => {
+    const links = await Promise.all(Array.from({ length: 40 }, (_, i) => createLink(`https://example.com/batch/${i}`)));
+    const counts = links.map((link, i) => [link.code, i + 1] as const);
+
+    await testApp.app.get(RedirectRepository).addClicks([...counts, ['gone4ever', 3]]);
+
+    const written = await Promise.all(links.map((link) => clicksOf(link.code)));
+    expect(written).toEqual(counts.map(([, clicks]) => clicks));
+  });
+
+  it('writes concurrent batches of the same codes, given in opposite orders, without a deadlock', async () => {
+    // Written straight to the table: creating this many links through the API would take seconds.
+    const codes = Array.from({ length: 2000 }, (_, i) => `both${String(i).padStart(4, '0')}`);
+    await testApp.app.get(PrismaService).link.createMany({
+      data: codes.map((code) => ({ code, url: `https://example.com/both/${code}` })),
+    });
+    const counts = codes.map((code) => [code, 1] as const);
+    const repository = testApp.app.get(RedirectRepository);
+
+    for (let round = 0; round < 5; round++) {
+      await Promise.all([repository.addClicks(counts), repository.addClicks([...counts].reverse())]);
+    }
+
+    const rows = await testApp.app.get(PrismaService).link.findMany({ where: { code: { in: codes } } });
+    expect(rows.map((row) => row.clicks)).toEqual(codes.map(() => 10));
+  });
+
   it('does not count HEAD requests or 404s', async () => {
     const link = await createLink('https://example.com/not-counted');
 
@@ -217,11 +246,19 @@ describe('redirects with the cache disabled (REDIRECT_CACHE_SIZE=0)', () => {
 
   it('still redirects and follows changes', async () => {
     const owner = await createAccountWithToken(testApp);
-    const created = await testApp.request('/api/links', { method: 'POST', headers: owner.apiKey, json: { url: 'https://a.example/' } });
+    const created = await testApp.request('/api/links', {
+      method: 'POST',
+      headers: owner.apiKey,
+      json: { url: 'https://a.example/' },
+    });
     const { code } = (await created.json()) as { code: string };
     expect((await testApp.request(`/${code}`)).headers.get('location')).toBe('https://a.example/');
 
-    await testApp.request(`/api/links/${code}`, { method: 'PUT', headers: owner.apiKey, json: { url: 'https://b.example/' } });
+    await testApp.request(`/api/links/${code}`, {
+      method: 'PUT',
+      headers: owner.apiKey,
+      json: { url: 'https://b.example/' },
+    });
     expect((await testApp.request(`/${code}`)).headers.get('location')).toBe('https://b.example/');
   });
 });
@@ -233,7 +270,11 @@ describe('click counts at shutdown', () => {
       // A flush interval far longer than the test: only the shutdown flush can write the clicks.
       const first = await startTestApp({ CLICK_FLUSH_INTERVAL_MS: '60000' }, database);
       const owner = await createAccountWithToken(first);
-      const created = await first.request('/api/links', { method: 'POST', headers: owner.apiKey, json: { url: 'https://example.com/' } });
+      const created = await first.request('/api/links', {
+        method: 'POST',
+        headers: owner.apiKey,
+        json: { url: 'https://example.com/' },
+      });
       const { code } = (await created.json()) as { code: string };
       for (let i = 0; i < 7; i++) expect((await first.request(`/${code}`)).status).toBe(302);
       const beforeClose = await first.request(`/api/links/${code}`, { headers: owner.apiKey });

@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service.js';
 import { SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
-// The SQL template helpers are the same runtime functions in both generated clients.
-import { Prisma } from '../generated/sqlite/client.js';
 import { RedirectLookup } from './redirect-lookup.js';
 
 @Injectable()
@@ -26,22 +24,31 @@ export class RedirectRepository {
    * update would move `updated_at`, which tells when the target changed, not when it was
    * visited. Codes deleted meanwhile match no row.
    *
-   * - SQLite: the rows go to the background writer's thread, in code order (neighbouring codes
-   *   share B-tree pages). Over 1M links each click of a distinct code touches a page of its own;
-   *   on the event loop (the driver is synchronous) a busy second's flush stalled redirects.
-   * - PostgreSQL: one UPDATE joined against a VALUES list through Prisma, so a busy second costs
-   *   one statement, not one per code; the driver is asynchronous.
+   * Rows are written in code order: neighbouring codes share B-tree pages. On PostgreSQL, two
+   * flushes of overlapping codes at the same moment (two instances, or a flush and the shutdown
+   * flush) then lock the rows in the same order, as the plan walks the batch in its order (a
+   * nested loop over the primary key, or a hash join probed with the batch): one waits for the
+   * other instead of both deadlocking.
+   *
+   * - SQLite: the rows go to the background writer's thread. Over 1M links each click of a
+   *   distinct code touches a page of its own; on the event loop (the driver is synchronous) a
+   *   busy second's flush stalled redirects.
+   * - PostgreSQL: one UPDATE through Prisma joined against the batch, sent as two array
+   *   parameters (`unnest`). However many codes it holds, a busy second costs one statement per
+   *   transaction with the same text and two parameters (a `VALUES` list bound two parameters
+   *   per code and changed the statement's text with every batch size).
    */
   async addClicks(counts: ReadonlyArray<readonly [code: string, clicks: number]>): Promise<void> {
     if (counts.length === 0) return;
+    const sorted = [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     if (this.sqliteWriter.enabled) {
-      const rows = counts.map(([code, clicks]) => [clicks, code]).sort((a, b) => (a[1] < b[1] ? -1 : 1));
+      const rows = sorted.map(([code, clicks]) => [clicks, code]);
       return this.sqliteWriter.runBatch('UPDATE "links" SET "clicks" = "clicks" + ? WHERE "code" = ?', rows);
     }
-    // The CAST types the parameter for PostgreSQL, which would otherwise take it for text.
-    const values = Prisma.join(counts.map(([code, clicks]) => Prisma.sql`(${code}, CAST(${clicks} AS INTEGER))`));
-    await this.prisma.$executeRaw`WITH "batch" ("code", "clicks") AS (VALUES ${values})
-      UPDATE "links" SET "clicks" = "links"."clicks" + "batch"."clicks"
-      FROM "batch" WHERE "links"."code" = "batch"."code"`;
+    const codes = sorted.map(([code]) => code);
+    const clicks = sorted.map(([, added]) => added);
+    await this.prisma.$executeRaw`UPDATE "links" SET "clicks" = "links"."clicks" + "batch"."clicks"
+      FROM unnest(${codes}::text[], ${clicks}::integer[]) AS "batch" ("code", "clicks")
+      WHERE "links"."code" = "batch"."code"`;
   }
 }
