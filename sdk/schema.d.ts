@@ -114,7 +114,9 @@ export interface paths {
         };
         /**
          * Readiness probe
-         * @description The database answers too. A load balancer should stop routing here on 503.
+         * @description The database answers too, and the instance is not shutting down: from SIGTERM on it
+         *     answers 503 while it keeps serving for `SHUTDOWN_DELAY_MS`. A load balancer should stop
+         *     routing here on 503.
          */
         get: operations["readiness"];
         put?: never;

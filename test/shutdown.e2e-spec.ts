@@ -114,5 +114,46 @@ describe('server process', () => {
         await after.close();
       }
     });
+
+    it('with SHUTDOWN_DELAY_MS, fails readiness at once and keeps serving for the delay before closing', async () => {
+      server = await startServerProcess({ DATABASE_URL: database.url, SHUTDOWN_DELAY_MS: '2000' });
+      const baseUrl = server.baseUrl;
+      expect((await fetch(`${baseUrl}/health/ready`)).status).toBe(200);
+      const created = await fetch(`${baseUrl}/api/links`, {
+        method: 'POST',
+        headers: { 'x-api-key': token, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'https://example.com/during-drain' }),
+      });
+      expect(created.status).toBe(201);
+      const { code } = (await created.json()) as { code: string };
+
+      const signalledAt = Date.now();
+      server.child.kill('SIGTERM');
+      // Not ready any more, as soon as the signal has been handled.
+      let ready = await fetch(`${baseUrl}/health/ready`);
+      for (let i = 0; ready.status === 200 && i < 20; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 25));
+        ready = await fetch(`${baseUrl}/health/ready`);
+      }
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({
+        status: 503,
+        error: 'service_unavailable',
+        detail: 'The instance is shutting down',
+      });
+      // Everything else is still served: liveness, redirects (cached or not), the API.
+      expect((await fetch(`${baseUrl}/health`)).status).toBe(200);
+      expect((await fetch(`${baseUrl}/${code}`, { redirect: 'manual' })).status).toBe(302);
+      expect((await fetch(`${baseUrl}/${code}`, { redirect: 'manual' })).status).toBe(302);
+      const listed = await fetch(`${baseUrl}/api/links`, { headers: { authorization: `Bearer ${token}` } });
+      expect(listed.status).toBe(200);
+
+      const exit = await server.exited;
+      const stoppedAfterMs = Date.now() - signalledAt;
+      server = undefined;
+      expect(exit.status).toBe(0);
+      expect(stoppedAfterMs).toBeGreaterThanOrEqual(2000);
+      expect(exit.stdout).toContain('SIGTERM: not ready; serving for 2000 ms more before closing');
+    });
   });
 });

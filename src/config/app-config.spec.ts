@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       redirectCacheSize: 100_000,
       redirectCacheTtlSeconds: 300,
       clickFlushIntervalMs: 1000,
+      shutdownDelayMs: 0,
     });
   });
 
@@ -41,6 +42,7 @@ describe('loadConfig', () => {
       REDIRECT_CACHE_SIZE: '0',
       REDIRECT_CACHE_TTL_SECONDS: '0',
       CLICK_FLUSH_INTERVAL_MS: '250',
+      SHUTDOWN_DELAY_MS: '5000',
     });
 
     expect(sut).toEqual({
@@ -57,6 +59,7 @@ describe('loadConfig', () => {
       redirectCacheSize: 0,
       redirectCacheTtlSeconds: 0,
       clickFlushIntervalMs: 250,
+      shutdownDelayMs: 5000,
     });
   });
 
@@ -100,6 +103,8 @@ describe('loadConfig', () => {
     ['REDIRECT_CACHE_TTL_SECONDS', '86401'],
     ['REDIRECT_CACHE_TTL_SECONDS', '1.5'],
     ['CLICK_FLUSH_INTERVAL_MS', '5'],
+    ['SHUTDOWN_DELAY_MS', '-1'],
+    ['SHUTDOWN_DELAY_MS', '300001'],
   ])('refuses %s=%s with one line naming the variable', (variable, value) => {
     let thrown: unknown;
     try {

@@ -23,6 +23,8 @@ export interface AppConfig {
   redirectCacheTtlSeconds: number;
   /** How often buffered click counts are written to the database. */
   clickFlushIntervalMs: number;
+  /** How long a stopping instance keeps serving, with readiness failing, before it closes. */
+  shutdownDelayMs: number;
 }
 
 /** Thrown for a bad environment variable; its message is the one line printed at start-up. */
@@ -91,6 +93,9 @@ class EnvironmentVariables {
 
   @IsOptional() @Transform(toInteger) @IsInt() @Min(10) @Max(60000)
   CLICK_FLUSH_INTERVAL_MS?: number;
+
+  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(300000)
+  SHUTDOWN_DELAY_MS?: number;
 }
 
 /** The variables read; anything else in the environment is ignored. */
@@ -109,6 +114,7 @@ const VARIABLES = [
   'REDIRECT_CACHE_SIZE',
   'REDIRECT_CACHE_TTL_SECONDS',
   'CLICK_FLUSH_INTERVAL_MS',
+  'SHUTDOWN_DELAY_MS',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
 export function databaseKindOf(url: string): DatabaseKind {
@@ -160,5 +166,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redirectCacheSize: parsed.REDIRECT_CACHE_SIZE ?? 100_000,
     redirectCacheTtlSeconds: parsed.REDIRECT_CACHE_TTL_SECONDS ?? 300,
     clickFlushIntervalMs: parsed.CLICK_FLUSH_INTERVAL_MS ?? 1000,
+    shutdownDelayMs: parsed.SHUTDOWN_DELAY_MS ?? 0,
   };
 }

@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators.js';
 import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
 import { HealthRepository } from './health.repository.js';
+import { ShutdownDrain } from './shutdown-drain.js';
 
 export class HealthDto {
   // Written out: the swagger plugin only reads classes in *.dto.ts files.
@@ -19,7 +20,10 @@ export class ReadinessDto extends HealthDto {
 @Public()
 @Controller('health')
 export class HealthController {
-  constructor(private readonly health: HealthRepository) {}
+  constructor(
+    private readonly health: HealthRepository,
+    private readonly drain: ShutdownDrain,
+  ) {}
 
   /**
    * Liveness probe
@@ -33,20 +37,24 @@ export class HealthController {
 
   /**
    * Readiness probe
-   * @remarks The database answers too. A load balancer should stop routing here on 503.
+   * @remarks The database answers too, and the instance is not shutting down: from SIGTERM on it
+   * answers 503 while it keeps serving for `SHUTDOWN_DELAY_MS`. A load balancer should stop
+   * routing here on 503.
    */
   @Get('ready')
   @ApiOkResponse({ type: ReadinessDto, description: 'The service is up and its database answers.' })
   @ApiProblemResponses('service_unavailable')
   async readiness(): Promise<ReadinessDto> {
+    if (this.drain.draining) throw unavailable('The instance is shutting down');
     try {
       await this.health.pingDatabase();
     } catch {
-      throw new ServiceUnavailableException({
-        statusCode: HttpStatus.SERVICE_UNAVAILABLE,
-        message: 'The database is unreachable',
-      });
+      throw unavailable('The database is unreachable');
     }
     return { status: 'ok', database: 'ok' };
   }
+}
+
+function unavailable(message: string): ServiceUnavailableException {
+  return new ServiceUnavailableException({ statusCode: HttpStatus.SERVICE_UNAVAILABLE, message });
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { HealthController } from './health.controller.js';
 import { HealthRepository } from './health.repository.js';
+import { ShutdownDrain } from './shutdown-drain.js';
 
-@Module({ controllers: [HealthController], providers: [HealthRepository] })
+@Module({ controllers: [HealthController], providers: [HealthRepository, ShutdownDrain] })
 export class HealthModule {}
