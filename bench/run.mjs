@@ -17,9 +17,17 @@ import { execFileSync } from 'node:child_process';
 import pg from 'pg';
 import { seededCode, spreadIndexes } from './lib/codes.mjs';
 import { drive } from './lib/load.mjs';
-import { freePort, sampleRss, startProcess, waitForHttp } from './lib/processes.mjs';
+import {
+  cpuMicros,
+  cpuSpentBetween,
+  freePort,
+  postgresCpuSnapshot,
+  sampleRss,
+  startProcess,
+  waitForHttp,
+} from './lib/processes.mjs';
 import { benchAccount, linkTotals, seedPostgres, seedSqlite } from './lib/seed.mjs';
-import { formatFlatCostTable, formatTable } from './lib/report.mjs';
+import { formatFlatCostTable, formatTable, totalCpu } from './lib/report.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SERVICE_ENTRY = join(ROOT, 'dist', 'src', 'main.js');
@@ -132,11 +140,13 @@ async function measureInterleaved(options, targets, load, connections) {
     if (run % 2 === 1) order.reverse();
     for (const [i, target] of order) {
       const rss = sampleRss(target.pid);
+      const cpuBefore = cpuReading(target);
       const result = await drive(`http://127.0.0.1:${target.port}`, loadOf(target), {
         connections,
         duration: options.duration,
       });
-      results[i].runs.push({ ...result, rss: rss.stop() });
+      const cpu = cpuPerRequest(cpuBefore, cpuReading(target), result.answered);
+      results[i].runs.push({ ...result, rss: rss.stop(), cpu });
       const { exitCode, signalCode } = target.proc.child;
       if (exitCode !== null || signalCode !== null) {
         throw new Error(
@@ -149,13 +159,42 @@ async function measureInterleaved(options, targets, load, connections) {
     const sorted = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
     const median = sorted[Math.floor(sorted.length / 2)];
     const peaks = runs.map((r) => r.rss.peakMiB).filter((v) => v !== null);
+    const cpuMedian = (part) => medianOf(runs.map((r) => r.cpu?.[part]).filter((v) => v !== null && v !== undefined));
     return {
       ...median,
+      cpu: { serviceUs: cpuMedian('service'), databaseUs: cpuMedian('database') },
       rss: { peakMiB: peaks.length ? Math.max(...peaks) : null, endMiB: runs.at(-1).rss.endMiB },
       runs: runs.map((r) => r.requestsPerSecond),
       statusCodesIncludingWarmup: mergeCounts([warmup?.statusCodes ?? {}, ...runs.map((r) => r.statusCodes)]),
     };
   });
+}
+
+/**
+ * CPU used so far by a target's process (all threads: on SQLite the service's background writer
+ * too) and, when the target's PostgreSQL database is on this machine, by the server processes
+ * working for it (see `postgresCpuSnapshot`).
+ */
+function cpuReading(target) {
+  return {
+    service: cpuMicros(target.pid),
+    database: target.postgresDatabase ? postgresCpuSnapshot(target.postgresDatabase) : null,
+  };
+}
+
+/** CPU per answered request between two readings, in µs; null where it could not be read. */
+function cpuPerRequest(before, after, answered) {
+  if (answered === 0) return null;
+  return {
+    service: before.service === null || after.service === null ? null : (after.service - before.service) / answered,
+    database: before.database && after.database ? cpuSpentBetween(before.database, after.database) / answered : null,
+  };
+}
+
+/** The median of a list of numbers (the upper one of an even count), null for none. */
+function medianOf(values) {
+  if (values.length === 0) return null;
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 }
 
 function mergeCounts(list) {
@@ -225,6 +264,8 @@ async function prepareBenchDatabase(kind, links, account) {
   return {
     url: url.toString(),
     location: url.toString(),
+    // The server's CPU can only be read from /proc when it runs on this machine.
+    postgresDatabase: ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname) ? name : undefined,
     drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`),
   };
 }
@@ -243,7 +284,7 @@ async function startService(options, database, extraEnv = {}) {
   };
   const proc = startProcess('shortlink', [SERVICE_ENTRY], { cwd: ROOT, env });
   await waitForHttp(proc, `http://127.0.0.1:${port}/health`);
-  return { name: 'shortlink', proc, port, pid: proc.pid, env: extraEnv };
+  return { name: 'shortlink', proc, port, pid: proc.pid, env: extraEnv, postgresDatabase: database.postgresDatabase };
 }
 
 /** Requests every hot code once so the hit scenario starts with them cached. */
@@ -454,6 +495,7 @@ function createReport(options) {
         ...comparison,
         throughputChange: change((r) => r.requestsPerSecond),
         p99Change: change((r) => r.latencyMs.p99),
+        cpuChange: totalCpu(comparison.small) === null || totalCpu(comparison.large) === null ? null : change(totalCpu),
         ok: problems.length === 0,
         problems,
       });
@@ -525,6 +567,9 @@ async function main() {
   );
   console.log(
     '× node:http = throughput relative to bare node:http on the same request pattern; RSS = peak resident memory of the server during the row',
+  );
+  console.log(
+    'CPU µs/req = CPU time of the server process (all its threads) per answered request, median of the runs; "a + b": b is the local PostgreSQL server\'s processes for that database (its backends and autovacuum, plus the WAL writer, checkpointer and background writer)',
   );
   if (report.flatCost.length) {
     console.log(

@@ -1,6 +1,6 @@
 // Starting, watching and stopping the processes under test.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -115,4 +115,64 @@ export function sampleRss(pid, intervalMs = 200) {
       return { peakMiB: peak, endMiB: last };
     },
   };
+}
+
+/** Clock ticks per second of the CPU times in /proc (USER_HZ, 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user + system, all threads) a process has used so far, in µs, from /proc (Linux
+ * only; null elsewhere or once it has exited).
+ * @param {number | string} pid
+ */
+export function cpuMicros(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name in parentheses may hold spaces; utime and stime are the 12th and 13th
+    // fields after it.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU used so far, per process, by a PostgreSQL server on this machine on behalf of database
+ * `name`: its backends and autovacuum workers (their process titles name the database), and the
+ * WAL writer, checkpointer and background writer, which work for every database. A Map of pid to
+ * µs; the difference of two snapshots is what the database cost in between.
+ * @param {string} name
+ */
+export function postgresCpuSnapshot(name) {
+  const ownDatabase = new RegExp(`\\s${name.replace(/[^\w]/g, '\\$&')}(\\s|$)`);
+  const shared = /: (walwriter|checkpointer|background writer)\s*$/;
+  /** @type {Map<string, number>} */
+  const snapshot = new Map();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+      const title = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trimEnd();
+      if (!ownDatabase.test(title) && !shared.test(title)) continue;
+      const cpu = cpuMicros(pid);
+      if (cpu !== null) snapshot.set(pid, cpu);
+    } catch {
+      // The process exited meanwhile.
+    }
+  }
+  return snapshot;
+}
+
+/**
+ * CPU spent between two snapshots of `postgresCpuSnapshot`, in µs. Processes that started in
+ * between count whole; the CPU of those that exited in between is lost (pooled connections
+ * live as long as the service).
+ * @param {Map<string, number>} before
+ * @param {Map<string, number>} after
+ */
+export function cpuSpentBetween(before, after) {
+  let total = 0;
+  for (const [pid, cpu] of after) total += cpu - (before.get(pid) ?? 0);
+  return total;
 }

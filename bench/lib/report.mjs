@@ -10,6 +10,7 @@ const COLUMNS = [
   { title: 'p50 ms', value: (r) => formatMs(r.result.latencyMs.p50), right: true },
   { title: 'p99 ms', value: (r) => formatMs(r.result.latencyMs.p99), right: true },
   { title: 'RSS MiB', value: (r) => rss(r.result), right: true },
+  { title: 'CPU µs/req', value: (r) => cpu(r.result), right: true },
   { title: '× node:http', value: (r) => (r.ratio === null ? '—' : r.ratio.toFixed(2)), right: true },
   { title: '', value: (r) => (r.ok ? '' : `! ${r.problems.join(', ')}`) },
 ];
@@ -19,6 +20,24 @@ function formatMs(ms) {
 }
 
 const percent = (change) => `${change > 0 ? '+' : change < 0 ? '−' : '±'}${Math.abs(change * 100).toFixed(1)} %`;
+/**
+ * CPU per request of a result, in µs: the server process plus, for a local PostgreSQL, the
+ * database server's processes; null when unknown.
+ */
+export function totalCpu(result) {
+  const { serviceUs, databaseUs } = result.cpu ?? {};
+  if (serviceUs === null || serviceUs === undefined) return null;
+  return serviceUs + (databaseUs ?? 0);
+}
+
+/** "52", or "41 + 22" when the database server's share was measured apart. */
+const cpu = (result) => {
+  const { serviceUs, databaseUs } = result.cpu ?? {};
+  if (serviceUs === null || serviceUs === undefined) return '—';
+  return databaseUs === null || databaseUs === undefined
+    ? serviceUs.toFixed(0)
+    : `${serviceUs.toFixed(0)} + ${databaseUs.toFixed(0)}`;
+};
 const rss = (result) => (result.rss.peakMiB === null ? '—' : result.rss.peakMiB.toFixed(0));
 
 /**
@@ -50,10 +69,12 @@ export function formatFlatCostTable(comparisons) {
         { title: `req/s, ${links}`, value: (c) => c[size].requestsPerSecond.toLocaleString('en'), right: true },
         { title: `p99 ms, ${links}`, value: (c) => formatMs(c[size].latencyMs.p99), right: true },
         { title: `RSS MiB, ${links}`, value: (c) => rss(c[size]), right: true },
+        { title: `CPU µs/req, ${links}`, value: (c) => cpu(c[size]), right: true },
       ];
     }),
     { title: 'req/s change', value: (c) => percent(c.throughputChange), right: true },
     { title: 'p99 change', value: (c) => percent(c.p99Change), right: true },
+    { title: 'CPU change', value: (c) => (c.cpuChange === null ? '—' : percent(c.cpuChange)), right: true },
   ];
   return formatTable(comparisons, columns);
 }
