@@ -12,7 +12,8 @@ import { APP_CONFIG } from '../config/config.tokens.js';
  * (finishing in-flight requests), flush clicks and close the database.
  *
  * Nest runs `beforeApplicationShutdown` hooks while the server still listens, and awaits them
- * before closing it.
+ * before closing it. The delay applies to shutdowns by signal only: an `app.close()` from code
+ * (tests, the OpenAPI generator) has no load balancer to wait for.
  */
 @Injectable()
 export class ShutdownDrain implements BeforeApplicationShutdown {
@@ -21,7 +22,7 @@ export class ShutdownDrain implements BeforeApplicationShutdown {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  /** True from the shutdown signal on: readiness fails so load balancers stop routing here. */
+  /** True from the start of the shutdown on: readiness fails so load balancers stop routing here. */
   get draining(): boolean {
     return this.stopping;
   }
@@ -29,8 +30,8 @@ export class ShutdownDrain implements BeforeApplicationShutdown {
   async beforeApplicationShutdown(signal?: string): Promise<void> {
     this.stopping = true;
     const delay = this.config.shutdownDelayMs;
-    if (delay === 0) return;
-    this.logger.log(`${signal ?? 'Shutdown'}: not ready; serving for ${delay} ms more before closing`);
+    if (!signal || delay === 0) return;
+    this.logger.log(`${signal}: not ready; serving for ${delay} ms more before closing`);
     await sleep(delay);
   }
 }
