@@ -76,9 +76,20 @@ export class LinksRepository {
     return link?.accountId === accountId ? link : null;
   }
 
-  /** One page of the account's links, newest first; served by the (account_id, created_at, code) index. */
-  async listForAccount(accountId: string, limit: number, offset: number): Promise<{ links: LinkRecord[]; total: number }> {
-    const [links, total] = await this.prisma.$transaction([
+  /**
+   * One page of the account's links, newest first; served by the (account_id, created_at, code)
+   * index. The page and the total are two independent reads, not one transaction: a link created
+   * or deleted between them can show in one and not in the other (PostgreSQL's
+   * default READ COMMITTED gives each statement its own snapshot anyway). Through Prisma the
+   * transaction cost 15–30 % of the list's CPU: 457–524 → 668–683 lists/s on PostgreSQL and
+   * 608–648 → 714–827 on SQLite, at 10 connections, measured back to back.
+   */
+  async listForAccount(
+    accountId: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ links: LinkRecord[]; total: number }> {
+    const [links, total] = await Promise.all([
       this.prisma.link.findMany({
         where: { accountId },
         orderBy: [{ createdAt: 'desc' }, { code: 'asc' }],
