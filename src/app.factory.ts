@@ -7,6 +7,7 @@ import { sendProblem } from './common/errors/problem-details.filter.js';
 import { EarlyRequests } from './common/http/early-requests.js';
 import { registerJsonBodyParser } from './common/http/json-body-parser.js';
 import type { AppConfig } from './config/app-config.js';
+import { registerRequestLogging } from './logging/request-logging.js';
 import { closeConnectionsWhenClosing } from './scale-out/graceful-shutdown.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -42,5 +43,6 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     bufferLogs: true,
     bodyParser: false,
   });
+  registerRequestLogging(adapter.getInstance());
   return configureApp(app);
 }

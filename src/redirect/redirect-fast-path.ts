@@ -12,7 +12,7 @@ export const REDIRECT_ROUTE = ':code';
 
 /**
  * Answers redirects of cached codes from the HTTP server's request event, before Fastify builds
- * its request and reply, routes, and runs its hooks, Nest middleware (the request logger),
+ * its request and reply, routes, and runs its hooks (the request logger among them) and Nest's
  * guards and interceptors: on this machine that pipeline costs more than the redirect itself
  * (see the README's benchmark). It is seated there by `EarlyRequests` (Fastify's documented
  * `serverFactory` option, see app.factory.ts).

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import type { Logger as PinoLogger } from 'pino';
 import { toProblem } from './problem.js';
 
 /**
@@ -25,7 +26,7 @@ export class PlainTextErrorFilter implements ExceptionFilter {
   catch(exception: unknown, host: ArgumentsHost): void {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     const { isServerFault, ...body } = toProblem(exception);
-    if (isServerFault) this.logger.error(exception);
+    if (isServerFault) logServerFault(exception, reply, this.logger);
     decorate(reply, body.status);
     void reply.status(body.status).type('text/plain; charset=utf-8').send(`error: ${body.error}`);
   }
@@ -33,9 +34,20 @@ export class PlainTextErrorFilter implements ExceptionFilter {
 
 export function sendProblem(exception: unknown, reply: FastifyReply, logger: Logger): void {
   const { isServerFault, ...body } = toProblem(exception);
-  if (isServerFault) logger.error(exception);
+  if (isServerFault) logServerFault(exception, reply, logger);
   decorate(reply, body.status);
   void reply.status(body.status).type('application/problem+json').send(JSON.stringify(body));
+}
+
+/**
+ * A server fault is logged with the request it broke: through the request's own logger (set by
+ * pino-http, see request-logging.ts), whose lines carry the request's id, method and URL. Errors
+ * the router raises before any hook has run have no request logger yet.
+ */
+export function logServerFault(exception: unknown, reply: FastifyReply, logger: Logger): void {
+  const requestLog = (reply.request?.raw as { log?: PinoLogger } | undefined)?.log;
+  if (requestLog) requestLog.error({ context: 'Errors', err: exception });
+  else logger.error(exception);
 }
 
 function decorate(reply: FastifyReply, status: number): void {
