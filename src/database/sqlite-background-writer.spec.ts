@@ -85,6 +85,69 @@ describe('SqliteBackgroundWriter', () => {
     await expect(failure).rejects.toMatchObject({ code: 'SQLITE_CONSTRAINT_FOREIGNKEY' });
   });
 
+  describe('statements sent together (committed as a group)', () => {
+    /** Ids of the rows in `items`. */
+    const ids = async () =>
+      new Set(
+        (await prisma.$queryRawUnsafe<{ id: bigint | number }[]>('SELECT id FROM items')).map((row) => Number(row.id)),
+      );
+
+    it('acknowledges each once written, with its own row count', async () => {
+      const upsert = 'INSERT INTO "items" ("id", "label") VALUES (?, ?) ON CONFLICT ("id") DO NOTHING';
+      await sut.run(upsert, [0, 'warm-up']);
+
+      // Fired in one go, as concurrent requests do: the worker receives many at once.
+      const results = await Promise.all(Array.from({ length: 200 }, (_, i) => sut.run(upsert, [i % 150, `row ${i}`])));
+
+      // Ids 0–149 once each: id 0 existed, and ids 0–49 are sent twice.
+      expect(results.filter((changes) => changes === 1)).toHaveLength(149);
+      expect(results.filter((changes) => changes === 0)).toHaveLength(51);
+      expect((await ids()).size).toBe(150);
+    });
+
+    it('fails only the statements that fail; the others are written', async () => {
+      await prisma.$executeRawUnsafe('CREATE TABLE owners (id INTEGER PRIMARY KEY)');
+      await prisma.$executeRawUnsafe('INSERT INTO owners (id) VALUES (1)');
+      await prisma.$executeRawUnsafe('ALTER TABLE items ADD COLUMN owner INTEGER REFERENCES owners (id)');
+      const insert = 'INSERT INTO items (id, label, owner) VALUES (?, ?, ?)';
+
+      // Every third row names an owner that does not exist.
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 60 }, (_, i) => sut.run(insert, [i, `row ${i}`, i % 3 === 0 ? 999 : 1])),
+      );
+
+      const written = await ids();
+      outcomes.forEach((outcome, i) => {
+        if (i % 3 === 0) {
+          expect(outcome).toMatchObject({ status: 'rejected', reason: { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' } });
+          expect(written.has(i)).toBe(false);
+        } else {
+          expect(outcome).toEqual({ status: 'fulfilled', value: 1 });
+          expect(written.has(i)).toBe(true);
+        }
+      });
+    });
+
+    it('acknowledges none whose commit failed, and writes none of them', async () => {
+      // A deferred foreign key is checked at COMMIT: a violation there fails the whole group the
+      // bad row is in. Whatever the grouping, an acknowledged row must exist and a refused one not.
+      await prisma.$executeRawUnsafe('CREATE TABLE owners (id INTEGER PRIMARY KEY)');
+      await prisma.$executeRawUnsafe('INSERT INTO owners (id) VALUES (1)');
+      await prisma.$executeRawUnsafe(
+        'ALTER TABLE items ADD COLUMN owner INTEGER REFERENCES owners (id) DEFERRABLE INITIALLY DEFERRED',
+      );
+      const insert = 'INSERT INTO items (id, label, owner) VALUES (?, ?, ?)';
+
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 40 }, (_, i) => sut.run(insert, [i, `row ${i}`, i === 20 ? 999 : 1])),
+      );
+
+      const written = await ids();
+      expect(outcomes[20]).toMatchObject({ status: 'rejected', reason: { code: 'SQLITE_CONSTRAINT_FOREIGNKEY' } });
+      outcomes.forEach((outcome, i) => expect(written.has(i)).toBe(outcome.status === 'fulfilled'));
+    });
+  });
+
   it('writes nothing of a batch in which one row fails, and says why', async () => {
     await sut.runBatch(INSERT, [[1, 'one']]);
 

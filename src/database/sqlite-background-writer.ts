@@ -55,12 +55,13 @@ export function toSqliteDateTime(date: Date): string {
  * each distinct code's row sits on a page of its own, that was 35 ms per 500-code batch on the
  * benchmark machine, and cold redirects' p99 went from 21 ms at 10k links to 237 ms at 1M. The
  * hot writes (click batches, link inserts) therefore run here, checkpoints included; the event
- * loop only posts the rows and awaits the commit.
+ * loop only posts the rows and awaits the commit. Single statements that reach the worker together
+ * share one transaction (group commit, see the worker), each acknowledged once it is committed.
  *
  * The worker starts with the first write. If it dies, a later write starts a new one, no sooner
  * than a second after; meanwhile writes are refused with `SqliteWriterUnavailableError` (the
- * click counter retries its batches, link inserts go through Prisma). On PostgreSQL, whose driver is asynchronous, this class does
- * nothing.
+ * click counter retries its batches, link inserts go through Prisma). On PostgreSQL, whose driver
+ * is asynchronous, this class does nothing.
  */
 @Injectable()
 export class SqliteBackgroundWriter implements OnApplicationShutdown {
