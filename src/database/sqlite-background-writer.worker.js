@@ -49,8 +49,7 @@ const runInGroup = db.transaction((/** @type {{ sql: string, params: unknown[] }
   return statement(request.sql).run(...request.params).changes;
 });
 
-/** Requests received and not answered yet, in arrival order. */
-/** @type {Request[]} */
+/** @type {Request[]} Requests received and not answered yet, in arrival order. */
 const received = [];
 let draining = false;
 
