@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { PinoLogger } from 'nestjs-pino';
+import type { Logger } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { requestLoggerOptions } from './logger.options.js';
 
@@ -15,9 +16,11 @@ import { requestLoggerOptions } from './logger.options.js';
  * the application made during a request do not carry the request; server faults are logged
  * with it by `logServerFault` (problem-details.filter.ts).
  */
-export function registerRequestLogging(fastify: FastifyInstance): void {
+export function registerRequestLogging(
+  fastify: FastifyInstance,
   // Set by nestjs-pino's LoggerModule while the application is created.
-  const root = PinoLogger.root;
+  root: Logger | undefined = PinoLogger.root,
+): void {
   if (!root) throw new Error('The request logger needs the application logger: register it after NestFactory.create');
   const logRequest = pinoHttp({ ...requestLoggerOptions(), logger: root });
   fastify.addHook('onRequest', (request, reply, done) => {

@@ -1,0 +1,81 @@
+import type { Logger as NestLogger } from '@nestjs/common';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { sendProblem } from '../common/errors/problem-details.filter.js';
+import { REDACTED_PATHS } from './logger.options.js';
+import { registerRequestLogging } from './request-logging.js';
+
+/**
+ * The request logger on a real Fastify server, wired to the error handling the application uses:
+ * what pino-http attaches to a request is what `logServerFault` logs a 500 through.
+ */
+describe('registerRequestLogging', () => {
+  const lines: Record<string, unknown>[] = [];
+  const fallbackErrors: unknown[] = [];
+  const fastify = new FastifyAdapter().getInstance();
+  let baseUrl: string;
+
+  beforeAll(async () => {
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const root = pino({ redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
+    registerRequestLogging(fastify, root);
+    const fallback = { error: (error: unknown) => fallbackErrors.push(error) } as unknown as NestLogger;
+    fastify.setErrorHandler((error, _request, reply) => sendProblem(error, reply, fallback));
+    fastify.get('/ok', () => ({ ok: true }));
+    fastify.get('/boom', () => {
+      throw new Error('disk on fire');
+    });
+    fastify.get('/health', () => 'up');
+    await fastify.listen({ port: 0, host: '127.0.0.1' });
+    baseUrl = `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}`;
+  });
+
+  afterAll(() => fastify.close());
+
+  beforeEach(() => {
+    lines.length = 0;
+    fallbackErrors.length = 0;
+  });
+
+  /** Lines are written when the response has finished, just after the client has it. */
+  async function linesAfter(path: string, init?: RequestInit): Promise<Record<string, unknown>[]> {
+    const response = await fetch(`${baseUrl}${path}`, init);
+    await response.arrayBuffer();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    return lines;
+  }
+
+  it('writes one line per request with Fastify’s request id, its status and censored secrets', async () => {
+    const logged = await linesAfter('/ok', { headers: { 'x-api-key': 'sl_secret' } });
+
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({
+      level: 30,
+      msg: 'request completed',
+      req: { id: expect.stringMatching(/^req-\d+$/), method: 'GET', url: '/ok', headers: { 'x-api-key': '[redacted]' } },
+      res: { statusCode: 200 },
+    });
+    expect(JSON.stringify(logged)).not.toContain('sl_secret');
+  });
+
+  it('logs a server fault once more, as a line of the request that failed', async () => {
+    const logged = await linesAfter('/boom');
+
+    expect(fallbackErrors).toEqual([]);
+    const [fault, completed] = logged;
+    expect(fault).toMatchObject({ level: 50, context: 'Errors', err: { message: 'disk on fire' } });
+    expect(completed).toMatchObject({ level: 50, res: { statusCode: 500 } });
+    expect((fault.req as { id: string }).id).toBe((completed.req as { id: string }).id);
+  });
+
+  it('leaves health probes out', async () => {
+    expect(await linesAfter('/health')).toEqual([]);
+  });
+});
