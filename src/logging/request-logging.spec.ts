@@ -1,19 +1,21 @@
 import type { Logger as NestLogger } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { sendProblem } from '../common/errors/problem-details.filter.js';
 import { REDACTED_PATHS } from './logger.options.js';
 import { registerRequestLogging } from './request-logging.js';
 
 /**
  * The request logger on a real Fastify server, wired to the error handling the application uses:
- * what pino-http attaches to a request is what `logServerFault` logs a 500 through.
+ * the request's own logger is what `logServerFault` logs a 500 through.
  */
 describe('registerRequestLogging', () => {
   const lines: Record<string, unknown>[] = [];
   const fallbackErrors: unknown[] = [];
+  /** Bindings of every logger made from the request logger's base: one per request logger. */
+  const requestLoggersMade: unknown[] = [];
   const fastify = new FastifyAdapter().getInstance();
   let baseUrl: string;
 
@@ -25,7 +27,7 @@ describe('registerRequestLogging', () => {
       },
     });
     const root = pino({ redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, destination);
-    registerRequestLogging(fastify, root);
+    registerRequestLogging(fastify, countingRequestLoggers(root));
     const fallback = { error: (error: unknown) => fallbackErrors.push(error) } as unknown as NestLogger;
     fastify.setErrorHandler((error, _request, reply) => sendProblem(error, reply, fallback));
     fastify.get('/ok', () => ({ ok: true }));
@@ -33,6 +35,11 @@ describe('registerRequestLogging', () => {
       throw new Error('disk on fire');
     });
     fastify.get('/health', () => 'up');
+    fastify.get('/go', (_request, reply) => reply.code(302).header('location', 'https://example.com/').send());
+    fastify.get('/slow', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return 'late';
+    });
     await fastify.listen({ port: 0, host: '127.0.0.1' });
     baseUrl = `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}`;
   });
@@ -42,7 +49,25 @@ describe('registerRequestLogging', () => {
   beforeEach(() => {
     lines.length = 0;
     fallbackErrors.length = 0;
+    requestLoggersMade.length = 0;
   });
+
+  /** `root`, whose children's children (the request loggers) are recorded as they are made. */
+  function countingRequestLoggers(root: Logger): Logger {
+    // pino's own method, from its prototype: children inherit the root's own properties, so
+    // they must not call the replacement below.
+    const pino = Object.getPrototypeOf(root) as Logger;
+    const makeChild = (parent: Logger, ...args: Parameters<Logger['child']>): Logger => pino.child.call(parent, ...args);
+    root.child = ((bindings, options) => {
+      const base = makeChild(root, bindings, options);
+      base.child = ((requestBindings, requestOptions) => {
+        requestLoggersMade.push(requestBindings);
+        return makeChild(base, requestBindings, requestOptions);
+      }) as Logger['child'];
+      return base;
+    }) as Logger['child'];
+    return root;
+  }
 
   /** Lines are written when the response has finished, just after the client has it. */
   async function linesAfter(path: string, init?: RequestInit): Promise<Record<string, unknown>[]> {
@@ -71,11 +96,35 @@ describe('registerRequestLogging', () => {
     expect(fallbackErrors).toEqual([]);
     const [fault, completed] = logged;
     expect(fault).toMatchObject({ level: 50, context: 'Errors', err: { message: 'disk on fire' } });
-    expect(completed).toMatchObject({ level: 50, res: { statusCode: 500 } });
+    expect(completed).toMatchObject({ level: 50, msg: 'request errored', res: { statusCode: 500 } });
+    // Both lines through one request logger.
+    expect(requestLoggersMade).toHaveLength(1);
     expect((fault.req as { id: string }).id).toBe((completed.req as { id: string }).id);
   });
 
   it('leaves health probes out', async () => {
     expect(await linesAfter('/health')).toEqual([]);
+    expect(requestLoggersMade).toEqual([]);
+  });
+
+  it('makes no request logger for a line the level leaves out (a redirect below debug)', async () => {
+    expect(await linesAfter('/go', { redirect: 'manual' })).toEqual([]);
+    expect(requestLoggersMade).toEqual([]);
+
+    await linesAfter('/ok');
+    expect(requestLoggersMade).toHaveLength(1);
+  });
+
+  it('logs a request the client gave up on before its answer', async () => {
+    // A raw connection, closed by the client while the handler still works.
+    const socket = connect(Number(new URL(baseUrl).port), '127.0.0.1');
+    socket.write('GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    socket.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 400));
+
+    expect(lines).toEqual([
+      expect.objectContaining({ level: 30, msg: 'request aborted', req: expect.objectContaining({ url: '/slow' }) }),
+    ]);
   });
 });

@@ -1,6 +1,5 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
-import type { Logger as PinoLogger } from 'pino';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { toProblem } from './problem.js';
 
 /**
@@ -40,12 +39,12 @@ export function sendProblem(exception: unknown, reply: FastifyReply, logger: Log
 }
 
 /**
- * A server fault is logged with the request it broke: through the request's own logger (set by
- * pino-http, see request-logging.ts), whose lines carry the request's id, method and URL. Errors
- * the router raises before any hook has run have no request logger yet.
+ * A server fault is logged with the request it broke: through the request's own logger (see
+ * request-logging.ts), whose lines carry the request's id, method and URL. Without the request
+ * logging (a bare Fastify instance), through the Nest logger.
  */
 export function logServerFault(exception: unknown, reply: FastifyReply, logger: Logger): void {
-  const requestLog = (reply.request?.raw as { log?: PinoLogger } | undefined)?.log;
+  const requestLog = (reply.request as Partial<FastifyRequest> | undefined)?.requestLog;
   if (requestLog) requestLog.error({ context: 'Errors', err: exception });
   else logger.error(exception);
 }
