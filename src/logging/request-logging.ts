@@ -28,7 +28,7 @@ const REQUEST_LOG = Symbol('requestLog');
  * (101 → 65 µs over 10k links, 128 → 104 µs over 1M). Here the level is decided when the
  * response has been sent, and the request's logger is made only for a line that is written.
  *
- * A Fastify hook rather than nestjs-pino's middleware, which would run each request inside an
+ * Fastify hooks rather than nestjs-pino's middleware, which would run each request inside an
  * `AsyncLocalStorage` (see `loggerOptions`). Request lines are written by a child of the
  * application's root logger, so they share its destination, level and redaction. Log lines of
  * the application made during a request do not carry the request; server faults are logged
