@@ -2,7 +2,7 @@ import type { Logger as NestLogger } from '@nestjs/common';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 import { connect, type AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { pino, type Logger } from 'pino';
+import { pino, type Bindings, type ChildLoggerOptions, type Logger } from 'pino';
 import { sendProblem } from '../common/errors/problem-details.filter.js';
 import { REDACTED_PATHS } from './logger.options.js';
 import { registerRequestLogging } from './request-logging.js';
@@ -54,18 +54,21 @@ describe('registerRequestLogging', () => {
 
   /** `root`, whose children's children (the request loggers) are recorded as they are made. */
   function countingRequestLoggers(root: Logger): Logger {
+    type MakeChild = (bindings: Bindings, options?: ChildLoggerOptions) => Logger;
     // pino's own method, from its prototype: children inherit the root's own properties, so
     // they must not call the replacement below.
-    const pino = Object.getPrototypeOf(root) as Logger;
-    const makeChild = (parent: Logger, ...args: Parameters<Logger['child']>): Logger => pino.child.call(parent, ...args);
-    root.child = ((bindings, options) => {
-      const base = makeChild(root, bindings, options);
-      base.child = ((requestBindings, requestOptions) => {
+    const pinoChild = (Object.getPrototypeOf(root) as { child: MakeChild }).child;
+    const base = (parent: Logger): MakeChild => (bindings, options) => pinoChild.call(parent, bindings, options);
+    const makeBase = base(root);
+    root.child = ((bindings: Bindings, options?: ChildLoggerOptions) => {
+      const requestLoggerBase = makeBase(bindings, options);
+      const makeRequestLogger = base(requestLoggerBase);
+      requestLoggerBase.child = ((requestBindings: Bindings, requestOptions?: ChildLoggerOptions) => {
         requestLoggersMade.push(requestBindings);
-        return makeChild(base, requestBindings, requestOptions);
-      }) as Logger['child'];
-      return base;
-    }) as Logger['child'];
+        return makeRequestLogger(requestBindings, requestOptions);
+      }) as unknown as Logger['child'];
+      return requestLoggerBase;
+    }) as unknown as Logger['child'];
     return root;
   }
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PinoLogger } from 'nestjs-pino';
 import { stdSerializers, type Logger } from 'pino';
 import { isLoggedRequest, requestLineLevel } from './logger.options.js';
@@ -43,8 +43,10 @@ export function registerRequestLogging(
   // pino-http's serializers (the same functions): `req` and `res` shaped as in its lines.
   const base = root.child({}, { serializers: { req: stdSerializers.req, res: stdSerializers.res, err: stdSerializers.err } });
 
+  // Declared on every request (null until used) so all requests keep one shape.
+  fastify.decorateRequest(REQUEST_LOG, null);
   fastify.decorateRequest('requestLog', {
-    getter(this: FastifyRequest & { [REQUEST_LOG]?: Logger }): Logger {
+    getter(this: FastifyRequest & { [REQUEST_LOG]?: Logger | null }): Logger {
       if (!this[REQUEST_LOG]) {
         // The request's id in the line is Fastify's (`req-1`, …), which the serializer reads there.
         (this.raw as { id?: string }).id = this.id;
@@ -55,28 +57,21 @@ export function registerRequestLogging(
   });
 
   fastify.addHook('onResponse', (request, reply, done) => {
-    logLine(base, request, reply);
+    if (isLoggedRequest(request.raw)) {
+      const status = reply.raw.statusCode;
+      const level = requestLineLevel(request.raw.method, status);
+      if (base.isLevelEnabled(level)) {
+        // Whole milliseconds, as pino-http writes it.
+        const responseTime = Math.round(reply.elapsedTime);
+        const message = status >= 500 ? 'request errored' : 'request completed';
+        request.requestLog[level]({ res: reply.raw, responseTime }, message);
+      }
+    }
     done();
   });
   // The client went away before its answer was sent: onResponse does not run.
   fastify.addHook('onRequestAbort', (request, done) => {
-    logLine(base, request);
+    if (isLoggedRequest(request.raw) && base.isLevelEnabled('info')) request.requestLog.info('request aborted');
     done();
   });
-}
-
-/** The line of a request whose response was sent, or (no reply) of one the client gave up on. */
-function logLine(base: Logger, request: FastifyRequest, reply?: FastifyReply): void {
-  const raw = request.raw;
-  if (!isLoggedRequest(raw)) return;
-  if (!reply) {
-    if (base.isLevelEnabled('info')) request.requestLog.info('request aborted');
-    return;
-  }
-  const status = reply.raw.statusCode;
-  const level = requestLineLevel(raw.method, status);
-  if (!base.isLevelEnabled(level)) return;
-  // Whole milliseconds, as pino-http writes it.
-  const responseTime = Math.round(reply.elapsedTime);
-  request.requestLog[level]({ res: reply.raw, responseTime }, status >= 500 ? 'request errored' : 'request completed');
 }
