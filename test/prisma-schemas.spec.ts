@@ -31,6 +31,7 @@ describe('prisma schemas', () => {
       'model Account',
       'model ApiToken',
       'model Link',
+      'model ClickBatch',
     ]);
     expect(dataModel('postgresql')).toEqual(sqlite);
   });

@@ -12,15 +12,22 @@ const CLOSE_TIMEOUT_MS = 10_000;
 type WorkerRequest =
   | { type: 'run'; sql: string; params: unknown[] }
   | { type: 'batch'; sql: string; rows: unknown[][] }
+  | { type: 'foldClicks' }
   | { type: 'close' };
 
 type WorkerReply =
   | { type: 'ready' }
-  | { type: 'done'; id: number; changes: number }
+  | { type: 'done'; id: number; changes: number; lastInsertRowid: number }
   | { type: 'failed'; id: number; message: string; code?: string };
 
+/** What a statement did: rows changed, and the rowid of the last row it inserted. */
+interface RunResult {
+  changes: number;
+  lastInsertRowid: number;
+}
+
 interface PendingRequest {
-  resolve(changes: number): void;
+  resolve(result: RunResult): void;
   reject(error: Error): void;
 }
 
@@ -87,6 +94,11 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
    * was written) and with `SqliteWriteError` when the statement fails.
    */
   async run(sql: string, params: unknown[]): Promise<number> {
+    return (await this.runReturningRowid(sql, params)).changes;
+  }
+
+  /** `run`, also resolving with the rowid of the row the statement inserted. */
+  async runReturningRowid(sql: string, params: unknown[]): Promise<RunResult> {
     await this.ensureStarted();
     return this.request({ type: 'run', sql, params });
   }
@@ -98,6 +110,16 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
   async runBatch(sql: string, rows: unknown[][]): Promise<void> {
     await this.ensureStarted();
     await this.request({ type: 'batch', sql, rows });
+  }
+
+  /**
+   * Adds the click batches logged in `click_batches` to `links.clicks` and deletes them, in
+   * transactions of a few thousand rows with other writes handled in between (see the worker's
+   * `foldClicks`). Resolves with the id of the last batch added (0: there was none).
+   */
+  async foldClicks(): Promise<number> {
+    await this.ensureStarted();
+    return (await this.request({ type: 'foldClicks' })).changes;
   }
 
   // Global modules shut down last, so whoever flushes batches at shutdown (the click counter)
@@ -177,11 +199,11 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
     this.worker = worker;
   }
 
-  private request(message: WorkerRequest): Promise<number> {
+  private request(message: WorkerRequest): Promise<RunResult> {
     const worker = this.worker;
     if (!worker) return Promise.reject(new SqliteWriterUnavailableError('The SQLite background writer is not running'));
     const id = ++this.nextId;
-    return new Promise<number>((resolve, reject) => {
+    return new Promise<RunResult>((resolve, reject) => {
       if (this.pending.size === 0) worker.ref();
       this.pending.set(id, { resolve, reject });
       worker.postMessage({ ...message, id });
@@ -191,7 +213,7 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
   private onReply(reply: WorkerReply): void {
     switch (reply.type) {
       case 'done':
-        this.settle(reply.id)?.resolve(reply.changes);
+        this.settle(reply.id)?.resolve({ changes: reply.changes, lastInsertRowid: reply.lastInsertRowid });
         break;
       case 'failed':
         this.settle(reply.id)?.reject(new SqliteWriteError(reply.message, reply.code));

@@ -12,6 +12,7 @@ import { parentPort, workerData } from 'node:worker_threads';
  * @typedef {{ file: string, busyTimeoutMs: number }} WorkerOptions
  * @typedef {{ type: 'run', id: number, sql: string, params: unknown[] }
  *   | { type: 'batch', id: number, sql: string, rows: unknown[][] }
+ *   | { type: 'foldClicks', id: number }
  *   | { type: 'close', id: number }} Request
  * @typedef {Extract<Request, { type: 'run' }>} RunRequest
  */
@@ -46,7 +47,7 @@ function statement(sql) {
  * undone alone and the others stay.
  */
 const runInGroup = db.transaction((/** @type {{ sql: string, params: unknown[] }} */ request) => {
-  return statement(request.sql).run(...request.params).changes;
+  return statement(request.sql).run(...request.params);
 });
 
 /** @type {Request[]} Requests received and not answered yet, in arrival order. */
@@ -87,15 +88,15 @@ function drain() {
 
 /** @param {RunRequest[]} group */
 function runGroup(group) {
-  /** @type {(number | undefined)[]} */
-  const changes = [];
+  /** @type {(import('better-sqlite3').RunResult | undefined)[]} */
+  const results = [];
   /** @type {unknown[]} */
   const errors = [];
   try {
     db.transaction(() => {
       group.forEach((request, index) => {
         try {
-          changes[index] = runInGroup(request);
+          results[index] = runInGroup(request);
         } catch (error) {
           // Some errors (SQLITE_FULL, I/O errors, …) roll back the whole transaction: then
           // nothing of the group was written, and all of it fails below.
@@ -110,7 +111,7 @@ function runGroup(group) {
     return;
   }
   group.forEach((request, index) => {
-    if (errors[index] === undefined) done(request, changes[index] ?? 0);
+    if (errors[index] === undefined) done(request, results[index]);
     else fail(request, errors[index]);
   });
 }
@@ -118,12 +119,20 @@ function runGroup(group) {
 /** @param {Request} request */
 function handle(request) {
   try {
-    /** Rows changed, for 'run'. */
-    let changes = 0;
+    /** @type {import('better-sqlite3').RunResult | undefined} */
+    let result;
     switch (request.type) {
       case 'run':
-        changes = statement(request.sql).run(...request.params).changes;
+        result = statement(request.sql).run(...request.params);
         break;
+      case 'foldClicks':
+        // Asynchronous: other requests (link inserts, new click batches) are handled between
+        // its transactions. It answers for itself.
+        foldClicks().then(
+          (through) => done(request, { changes: through, lastInsertRowid: 0 }),
+          (/** @type {unknown} */ error) => fail(request, error),
+        );
+        return;
       case 'batch': {
         const prepared = statement(request.sql);
         // One transaction: either every row is written or none is, so the caller can retry all.
@@ -144,18 +153,121 @@ function handle(request) {
         }
         break;
     }
-    done(request, changes);
+    done(request, result);
   } catch (error) {
     fail(request, error);
   }
 }
 
+/** Rows of `links` updated per transaction of a fold: the write lock is held this long at most. */
+const FOLD_ROWS_PER_TRANSACTION = 2000;
+let folding = false;
+
+/**
+ * Adds every click batch logged so far (`click_batches`) to `links.clicks`, then deletes those
+ * batches; resolves with the id of the last batch added (0: the log was empty).
+ *
+ * Why in bulk: each click batch touches one row per distinct code visited, and over many links
+ * each such row sits on a page of its own, so writing each batch straight into `links` costs a
+ * page write (and its WAL checkpoint) per click. Added up over many batches, every page is
+ * written once per fold, however many of its links were visited.
+ *
+ * - The rows are found first, without the write lock, and updated in rowid order (the table's
+ *   order, so neighbouring updates share pages) in transactions of FOLD_ROWS_PER_TRANSACTION
+ *   rows; link inserts and new batches are handled between them.
+ * - Exact across crashes and retries: a row records the last batch it includes
+ *   (`clicks_through_batch`), and gets only the batches after that one. A fold cut off halfway
+ *   leaves every row either fully updated or untouched, and the next fold (which sees the same
+ *   batches, and maybe more) completes it.
+ * - A batch counts for a link only if it was closed after the link was created, so the clicks
+ *   of a deleted link never reach a new link with the same code.
+ * - Each update is conditional on the row read (same rowid, code, creation time and last
+ *   batch): a row changed in between (deleted, re-created) is read again inside the transaction.
+ * @returns {Promise<number>}
+ */
+async function foldClicks() {
+  if (folding) throw new Error('A click fold is already running');
+  folding = true;
+  try {
+    const batches = statement('SELECT id, logged_at AS loggedAt, counts FROM click_batches ORDER BY id')
+      .all()
+      .map((row) => {
+        const { id, loggedAt, counts } = /** @type {{ id: number, loggedAt: string, counts: string }} */ (row);
+        return { id, loggedAt, counts: new Map(/** @type {[string, number][]} */ (JSON.parse(counts))) };
+      });
+    if (batches.length === 0) return 0;
+    const through = batches[batches.length - 1].id;
+
+    /** Per code: clicks in all batches, and the first batch that has the code. */
+    /** @type {Map<string, { clicks: number, firstId: number, firstLoggedAt: string }>} */
+    const totals = new Map();
+    for (const batch of batches) {
+      for (const [code, clicks] of batch.counts) {
+        const total = totals.get(code);
+        if (total) total.clicks += clicks;
+        else totals.set(code, { clicks, firstId: batch.id, firstLoggedAt: batch.loggedAt });
+      }
+    }
+    /** @param {string} code @param {LinkRow} row */
+    const clicksFor = (code, row) => {
+      const total = /** @type {{ clicks: number, firstId: number, firstLoggedAt: string }} */ (totals.get(code));
+      // The usual case: every batch that has the code is new to the row, and after its creation.
+      if (row.throughBatch < total.firstId && row.createdAt <= total.firstLoggedAt) return total.clicks;
+      let clicks = 0;
+      for (const batch of batches) {
+        if (batch.id > row.throughBatch && batch.loggedAt >= row.createdAt) clicks += batch.counts.get(code) ?? 0;
+      }
+      return clicks;
+    };
+
+    const find = statement('SELECT rowid, created_at AS createdAt, clicks_through_batch AS throughBatch FROM links WHERE code = ?');
+    /** @type {{ code: string, row: LinkRow }[]} */
+    const found = [];
+    for (const code of totals.keys()) {
+      const row = /** @type {LinkRow | undefined} */ (find.get(code));
+      if (row && row.throughBatch < through) found.push({ code, row });
+    }
+    found.sort((a, b) => a.row.rowid - b.row.rowid);
+
+    const add = statement(
+      `UPDATE links SET clicks = clicks + ?, clicks_through_batch = ?
+       WHERE rowid = ? AND code = ? AND created_at = ? AND clicks_through_batch = ?`,
+    );
+    const addAgain = statement('UPDATE links SET clicks = clicks + ?, clicks_through_batch = ? WHERE rowid = ?');
+    const addSome = db.transaction((/** @type {typeof found} */ part) => {
+      for (const { code, row } of part) {
+        const { changes } = add.run(clicksFor(code, row), through, row.rowid, code, row.createdAt, row.throughBatch);
+        if (changes > 0) continue;
+        const now = /** @type {LinkRow | undefined} */ (find.get(code));
+        if (now && now.throughBatch < through) addAgain.run(clicksFor(code, now), through, now.rowid);
+      }
+    });
+    for (let start = 0; start < found.length; start += FOLD_ROWS_PER_TRANSACTION) {
+      // IMMEDIATE: take the write lock up front, so a read that turns into a write cannot fail
+      // with SQLITE_BUSY_SNAPSHOT when another connection wrote meanwhile.
+      addSome.immediate(found.slice(start, start + FOLD_ROWS_PER_TRANSACTION));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    statement('DELETE FROM click_batches WHERE id <= ?').run(through);
+    return through;
+  } finally {
+    folding = false;
+  }
+}
+
+/** @typedef {{ rowid: number, createdAt: string, throughBatch: number }} LinkRow */
+
 /**
  * @param {Request} request
- * @param {number} changes
+ * @param {import('better-sqlite3').RunResult} [result]  what a 'run' did
  */
-function done(request, changes) {
-  port.postMessage({ type: 'done', id: request.id, changes });
+function done(request, result) {
+  port.postMessage({
+    type: 'done',
+    id: request.id,
+    changes: result?.changes ?? 0,
+    lastInsertRowid: Number(result?.lastInsertRowid ?? 0),
+  });
 }
 
 /**

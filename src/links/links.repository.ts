@@ -11,6 +11,8 @@ export interface LinkRecord {
   url: string;
   accountId: string | null;
   clicks: number;
+  /** The last click batch `clicks` includes (see LoggedClicks). */
+  clicksThroughBatch: number;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -36,7 +38,7 @@ export class LinksRepository {
   async insertIfCodeFree(data: { code: string; url: string; accountId: string | null }): Promise<LinkRecord | null> {
     const now = new Date();
     const inserted = await this.insertRow(data, now);
-    return inserted === 1 ? { ...data, clicks: 0, createdAt: now, updatedAt: now } : null;
+    return inserted === 1 ? { ...data, clicks: 0, clicksThroughBatch: 0, createdAt: now, updatedAt: now } : null;
   }
 
   /**

@@ -7,6 +7,7 @@ import { APP_CONFIG } from '../config/config.tokens.js';
 import type { LinkDto, LinkListDto } from './dto/link.dto.js';
 import { LinkCache } from './link-cache.js';
 import { LinksRepository, type LinkRecord } from './links.repository.js';
+import { LoggedClicks } from './logged-clicks.js';
 import { couldBeCode, customCodeProblem, generateCode } from './short-code.js';
 import { normalizeTargetUrl } from './target-url.js';
 
@@ -22,14 +23,15 @@ export interface CreateLinkInput {
  */
 const GENERATED_CODE_ATTEMPTS = 8;
 
-export function toLinkDto(link: LinkRecord, shortBaseUrl: string): LinkDto {
+/** `clicks`: the row's count plus, on SQLite, the logged clicks it does not include yet. */
+export function toLinkDto(link: LinkRecord, shortBaseUrl: string, clicks = link.clicks): LinkDto {
   return {
     code: link.code,
     short_url: `${shortBaseUrl}/${link.code}`,
     url: link.url,
     created_at: link.createdAt.toISOString(),
     updated_at: link.updatedAt.toISOString(),
-    clicks: link.clicks,
+    clicks,
   };
 }
 
@@ -38,6 +40,7 @@ export class LinksService {
   constructor(
     private readonly links: LinksRepository,
     private readonly cache: LinkCache,
+    private readonly loggedClicks: LoggedClicks,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -71,13 +74,13 @@ export class LinksService {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const offset = query.offset ?? 0;
     const { links, total } = await this.links.listForAccount(caller.accountId, limit, offset);
-    return { data: links.map((link) => toLinkDto(link, this.config.shortBaseUrl)), total, limit, offset };
+    return { data: links.map((link) => this.toDto(link)), total, limit, offset };
   }
 
   async get(caller: Caller, code: string): Promise<LinkDto> {
     const link = couldBeCode(code) ? await this.links.findForAccount(code, caller.accountId) : null;
     if (!link) throw ApiError.notFound();
-    return toLinkDto(link, this.config.shortBaseUrl);
+    return this.toDto(link);
   }
 
   async updateUrl(caller: Caller, code: string, newUrl: unknown): Promise<LinkDto> {
@@ -87,13 +90,18 @@ export class LinksService {
     if (!link) throw ApiError.notFound();
     // Before answering: once the client sees 200, no redirect may use the old target.
     await this.cache.invalidate(code);
-    return toLinkDto(link, this.config.shortBaseUrl);
+    return this.toDto(link);
   }
 
   async remove(caller: Caller, code: string): Promise<void> {
     const deleted = couldBeCode(code) && (await this.links.deleteForAccount(code, caller.accountId));
     if (!deleted) throw ApiError.notFound();
     await this.cache.invalidate(code);
+  }
+
+  /** A link read from the database, with the clicks logged since its row was last updated. */
+  private toDto(link: LinkRecord): LinkDto {
+    return toLinkDto(link, this.config.shortBaseUrl, link.clicks + this.loggedClicks.clicksNotIn(link));
   }
 
   private async insertWithGeneratedCode(url: string, accountId: string | null): Promise<LinkRecord> {

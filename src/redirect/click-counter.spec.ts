@@ -1,6 +1,7 @@
 import { jest } from '@jest/globals';
 import type { AppConfig } from '../config/app-config.js';
-import { ClickCounter, CLICK_FLUSH_BATCH_SIZE } from './click-counter.js';
+import { LoggedClicks, type LoggedClickBatch } from '../links/logged-clicks.js';
+import { ClickCounter, CLICK_FLUSH_BATCH_SIZE, FOLD_AFTER_LOGGED_CODES, FOLD_AFTER_MS } from './click-counter.js';
 import type { RedirectRepository } from './redirect.repository.js';
 
 type Written = Array<readonly [string, number]>;
@@ -11,8 +12,8 @@ function setup() {
     written.push([...counts]);
     return Promise.resolve();
   });
-  const repository = { addClicks } as unknown as RedirectRepository;
-  const sut = new ClickCounter(repository, { clickFlushIntervalMs: 1000 } as AppConfig);
+  const repository = { addClicks, logsClicks: false } as unknown as RedirectRepository;
+  const sut = new ClickCounter(repository, new LoggedClicks(), { clickFlushIntervalMs: 1000 } as AppConfig);
   const totals = () => {
     const sum = new Map<string, number>();
     for (const [code, clicks] of written.flat()) sum.set(code, (sum.get(code) ?? 0) + clicks);
@@ -21,7 +22,7 @@ function setup() {
   return { sut, addClicks, written, totals };
 }
 
-describe('ClickCounter', () => {
+describe('ClickCounter (PostgreSQL: counts go straight into links)', () => {
   it('writes one aggregated count per code', async () => {
     const { sut, addClicks, written } = setup();
     sut.record('a');
@@ -110,7 +111,7 @@ describe('ClickCounter', () => {
     jest.useFakeTimers();
     try {
       const { sut, addClicks, totals } = setup();
-      sut.onApplicationBootstrap();
+      await sut.onApplicationBootstrap();
       sut.record('a');
 
       await sut.onApplicationShutdown();
@@ -128,7 +129,7 @@ describe('ClickCounter', () => {
     jest.useFakeTimers();
     try {
       const { sut, addClicks } = setup();
-      sut.onApplicationBootstrap();
+      await sut.onApplicationBootstrap();
       sut.record('a');
 
       jest.advanceTimersByTime(1000);
@@ -139,5 +140,155 @@ describe('ClickCounter', () => {
     } finally {
       jest.useRealTimers();
     }
+  });
+});
+
+describe('ClickCounter (SQLite: counts go to the click log, added to links in bulk)', () => {
+  function setup() {
+    const logged: Array<{ id: number; counts: Written; closedAt: Date }> = [];
+    let nextId = 1;
+    const logClicks = jest.fn((counts: Written, closedAt: Date) => {
+      const id = nextId++;
+      logged.push({ id, counts: [...counts], closedAt });
+      return Promise.resolve(id);
+    });
+    const foldClickLog = jest.fn(() => Promise.resolve(nextId - 1));
+    const loggedClickBatches = jest.fn(() => Promise.resolve([] as LoggedClickBatch[]));
+    const addClicks = jest.fn(() => Promise.resolve());
+    const repository = {
+      logsClicks: true,
+      logClicks,
+      foldClickLog,
+      loggedClickBatches,
+      addClicks,
+    } as unknown as RedirectRepository;
+    const loggedClicks = new LoggedClicks();
+    const sut = new ClickCounter(repository, loggedClicks, { clickFlushIntervalMs: 1000 } as AppConfig);
+    const apiClicks = (code: string) =>
+      loggedClicks.clicksNotIn({ code, clicks: 0, createdAt: new Date(0), clicksThroughBatch: 0 });
+    return { sut, logClicks, foldClickLog, loggedClickBatches, addClicks, logged, loggedClicks, apiClicks };
+  }
+
+  it('logs each flush as one batch, which the API counts at once; links are not written', async () => {
+    const { sut, logClicks, foldClickLog, addClicks, logged, apiClicks } = setup();
+    sut.record('a');
+    sut.record('a');
+    sut.record('b');
+
+    await sut.flush();
+
+    expect(logClicks).toHaveBeenCalledTimes(1);
+    expect(logged[0].counts).toEqual([
+      ['a', 2],
+      ['b', 1],
+    ]);
+    expect(apiClicks('a')).toBe(2);
+    expect(addClicks).not.toHaveBeenCalled();
+    expect(foldClickLog).not.toHaveBeenCalled();
+  });
+
+  it('keeps the counts of a batch that could not be logged for the next flush', async () => {
+    const { sut, logClicks, logged, apiClicks } = setup();
+    sut.record('a');
+    logClicks.mockRejectedValueOnce(new Error('SQLITE_BUSY'));
+
+    await sut.flush();
+    expect(sut.pendingClicks('a')).toBe(1);
+    expect(apiClicks('a')).toBe(0);
+
+    sut.record('a');
+    await sut.flush();
+    expect(logged.map((batch) => batch.counts)).toEqual([[['a', 2]]]);
+    expect(apiClicks('a')).toBe(2);
+  });
+
+  it(`folds once ${FOLD_AFTER_LOGGED_CODES} code counts are logged, and forgets the folded batches`, async () => {
+    const { sut, foldClickLog, loggedClicks } = setup();
+    for (let i = 0; i < FOLD_AFTER_LOGGED_CODES - 1; i++) sut.record(`c${i}`);
+    await sut.flush();
+    expect(foldClickLog).not.toHaveBeenCalled();
+
+    sut.record('one-more');
+    await sut.flush();
+
+    expect(foldClickLog).toHaveBeenCalledTimes(1);
+    expect(loggedClicks.size).toBe(0);
+  });
+
+  it(`folds once the oldest logged batch is ${FOLD_AFTER_MS / 1000} s old, even with no new clicks`, async () => {
+    jest.useFakeTimers();
+    try {
+      const { sut, foldClickLog, loggedClicks } = setup();
+      sut.record('a');
+      await sut.flush();
+
+      jest.setSystemTime(Date.now() + FOLD_AFTER_MS - 1);
+      await sut.flush();
+      expect(foldClickLog).not.toHaveBeenCalled();
+
+      jest.setSystemTime(Date.now() + 1);
+      await sut.flush();
+      expect(foldClickLog).toHaveBeenCalledTimes(1);
+      expect(loggedClicks.size).toBe(0);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
+  it('keeps the batches of a failed fold, still counted by the API, for the next fold', async () => {
+    const { sut, foldClickLog, loggedClicks, apiClicks } = setup();
+    sut.record('a');
+    await sut.flush();
+    foldClickLog.mockRejectedValueOnce(new Error('disk I/O error'));
+
+    await sut.foldClickLog();
+    expect(loggedClicks.size).toBe(1);
+    expect(apiClicks('a')).toBe(1);
+
+    await sut.foldClickLog();
+    expect(loggedClicks.size).toBe(0);
+  });
+
+  it('counts the batches a crash left in the log from start-up, and folds everything at shutdown', async () => {
+    const { sut, loggedClickBatches, logClicks, foldClickLog, logged, apiClicks } = setup();
+    loggedClickBatches.mockResolvedValueOnce([{ id: 7, closedAt: new Date(), counts: new Map([['a', 4]]) }]);
+    // Ids go on after the leftover batch; the fold adds both.
+    logClicks.mockImplementationOnce((counts: Written, closedAt: Date) => {
+      logged.push({ id: 8, counts: [...counts], closedAt });
+      return Promise.resolve(8);
+    });
+    foldClickLog.mockResolvedValueOnce(8);
+
+    await sut.onApplicationBootstrap();
+    expect(apiClicks('a')).toBe(4);
+    sut.record('a');
+    await sut.onApplicationShutdown();
+
+    expect(logged.map((batch) => batch.counts)).toEqual([[['a', 1]]]);
+    expect(foldClickLog).toHaveBeenCalledTimes(1);
+    expect(apiClicks('a')).toBe(0);
+  });
+
+  it('never runs a fold and a flush at the same time', async () => {
+    const { sut, foldClickLog, logClicks } = setup();
+    sut.record('a');
+    await sut.flush();
+    let release!: () => void;
+    foldClickLog.mockImplementationOnce(
+      () =>
+        new Promise<number>((resolve) => {
+          release = () => resolve(1);
+        }),
+    );
+    const fold = sut.foldClickLog();
+    await Promise.resolve();
+    sut.record('b');
+    const flush = sut.flush();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(logClicks).toHaveBeenCalledTimes(1);
+
+    release();
+    await Promise.all([fold, flush]);
+    expect(logClicks).toHaveBeenCalledTimes(2);
   });
 });

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service.js';
-import { SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
+import { SqliteBackgroundWriter, toSqliteDateTime } from '../database/sqlite-background-writer.js';
+import type { LoggedClickBatch } from '../links/logged-clicks.js';
 import { RedirectLookup } from './redirect-lookup.js';
 
 @Injectable()
@@ -50,5 +51,41 @@ export class RedirectRepository {
     await this.prisma.$executeRaw`UPDATE "links" SET "clicks" = "links"."clicks" + "batch"."clicks"
       FROM unnest(${codes}::text[], ${clicks}::integer[]) AS "batch" ("code", "clicks")
       WHERE "links"."code" = "batch"."code"`;
+  }
+
+  /**
+   * Whether clicks go to the click log (SQLite) rather than straight into `links.clicks`: over
+   * many links, a flush written into `links` costs a page write per click; appended to the log,
+   * one row per flush. The log is added to the links in bulk by `foldClickLog`.
+   */
+  get logsClicks(): boolean {
+    return this.sqliteWriter.enabled;
+  }
+
+  /** Appends one flush's counts to the click log; resolves with its id once committed. */
+  async logClicks(counts: ReadonlyArray<readonly [code: string, clicks: number]>, closedAt: Date): Promise<number> {
+    const { lastInsertRowid } = await this.sqliteWriter.runReturningRowid(
+      'INSERT INTO "click_batches" ("logged_at", "counts") VALUES (?, ?)',
+      [toSqliteDateTime(closedAt), JSON.stringify(counts)],
+    );
+    return lastInsertRowid;
+  }
+
+  /**
+   * Adds the whole click log to `links.clicks` and empties it, on the background writer (see
+   * its worker's `foldClicks`); resolves with the id of the last batch added (0: none).
+   */
+  foldClickLog(): Promise<number> {
+    return this.sqliteWriter.foldClicks();
+  }
+
+  /** The batches in the click log, oldest first: those a crash or stop left behind. */
+  async loggedClickBatches(): Promise<LoggedClickBatch[]> {
+    const rows = await this.prisma.clickBatch.findMany({ orderBy: { id: 'asc' } });
+    return rows.map((row) => ({
+      id: row.id,
+      closedAt: row.loggedAt,
+      counts: new Map(JSON.parse(row.counts) as Array<[string, number]>),
+    }));
   }
 }

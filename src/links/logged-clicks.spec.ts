@@ -1,0 +1,59 @@
+import { LoggedClicks, type LinkClicks } from './logged-clicks.js';
+
+const at = (second: number) => new Date(Date.UTC(2026, 10, 24, 10, 0, second));
+
+function link(overrides: Partial<LinkClicks> = {}): LinkClicks {
+  return { code: 'abc1234', clicks: 0, createdAt: at(0), clicksThroughBatch: 0, ...overrides };
+}
+
+describe('LoggedClicks', () => {
+  function withBatches() {
+    const sut = new LoggedClicks();
+    sut.add({
+      id: 1,
+      closedAt: at(1),
+      counts: new Map([
+        ['abc1234', 2],
+        ['other00', 5],
+      ]),
+    });
+    sut.add({ id: 2, closedAt: at(2), counts: new Map([['abc1234', 3]]) });
+    sut.add({ id: 3, closedAt: at(3), counts: new Map([['abc1234', 4]]) });
+    return sut;
+  }
+
+  it('adds up the batches a row does not include yet', () => {
+    const sut = withBatches();
+
+    expect(sut.clicksNotIn(link())).toBe(9);
+    expect(sut.clicksNotIn(link({ clicksThroughBatch: 2 }))).toBe(4);
+    expect(sut.clicksNotIn(link({ clicksThroughBatch: 3 }))).toBe(0);
+    expect(sut.clicksNotIn(link({ code: 'other00' }))).toBe(5);
+    expect(sut.clicksNotIn(link({ code: 'unknown' }))).toBe(0);
+  });
+
+  it('leaves out batches closed before the link was created: they counted a deleted link with that code', () => {
+    const sut = withBatches();
+
+    expect(sut.clicksNotIn(link({ createdAt: new Date(at(1).getTime() + 1) }))).toBe(7);
+    expect(sut.clicksNotIn(link({ createdAt: at(3) }))).toBe(4);
+  });
+
+  it('forgets folded batches, and what they held', () => {
+    const sut = withBatches();
+    expect(sut.size).toBe(4);
+    expect(sut.oldestClosedAt).toEqual(at(1));
+
+    sut.dropThrough(2);
+
+    expect(sut.size).toBe(1);
+    expect(sut.oldestClosedAt).toEqual(at(3));
+    // A row the fold updated says so; one it did not touch had no clicks in those batches.
+    expect(sut.clicksNotIn(link({ clicksThroughBatch: 2 }))).toBe(4);
+    expect(sut.clicksNotIn(link({ code: 'other00', clicksThroughBatch: 2 }))).toBe(0);
+
+    sut.dropThrough(3);
+    expect(sut.size).toBe(0);
+    expect(sut.oldestClosedAt).toBeUndefined();
+  });
+});

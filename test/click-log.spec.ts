@@ -1,0 +1,217 @@
+// The click log on SQLite: clicks appended once per flush, added to links.clicks in bulk (a fold),
+// and counted by the API in between. SQLite only (PostgreSQL writes clicks straight into links,
+// which test/redirect.e2e-spec.ts covers on both kinds), so this spec makes its own database.
+import Database from 'better-sqlite3';
+import { sqliteFilePath } from '../src/database/prisma-client.factory.js';
+import { toSqliteDateTime } from '../src/database/sqlite-background-writer.js';
+import { ClickCounter } from '../src/redirect/click-counter.js';
+import { createAccountWithToken, type TestAccount } from './support/factories.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+
+/** Polls until `check` passes: clicks are logged on the flush timer. */
+async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}
+
+describe('click log (SQLite)', () => {
+  let database: TestDatabase;
+  let testApp: TestApp;
+  let owner: TestAccount;
+  let file: string;
+
+  /** Reads and writes the file beside the service, as an operator's tool or a crash would leave it. */
+  function withFile<T>(work: (db: Database.Database) => T): T {
+    const db = new Database(file, { timeout: 5000 });
+    try {
+      return work(db);
+    } finally {
+      db.close();
+    }
+  }
+  const row = (code: string) =>
+    withFile(
+      (db) =>
+        db.prepare('SELECT clicks, clicks_through_batch AS throughBatch FROM links WHERE code = ?').get(code) as
+          { clicks: number; throughBatch: number } | undefined,
+    );
+  const loggedBatches = () =>
+    withFile((db) => (db.prepare('SELECT count(*) AS n FROM click_batches').get() as { n: number }).n);
+
+  async function start(): Promise<void> {
+    testApp = await startTestApp({ CLICK_FLUSH_INTERVAL_MS: '50' }, database);
+  }
+
+  async function createLink(code: string): Promise<void> {
+    const response = await testApp.request('/api/links', {
+      method: 'POST',
+      headers: owner.apiKey,
+      json: { url: `https://example.com/${code}`, custom_code: code },
+    });
+    expect(response.status).toBe(201);
+  }
+
+  async function visit(code: string, times: number): Promise<void> {
+    for (let i = 0; i < times; i++) expect((await testApp.request(`/${code}`)).status).toBe(302);
+  }
+
+  async function apiClicks(code: string): Promise<number> {
+    const response = await testApp.request(`/api/links/${code}`, { headers: owner.apiKey });
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { clicks: number }).clicks;
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase('sqlite');
+    file = sqliteFilePath(database.url);
+    await start();
+    owner = await createAccountWithToken(testApp);
+  });
+  afterAll(async () => {
+    await testApp.close();
+    await database.drop();
+  });
+
+  it('counts logged clicks in the API at once, and a fold moves them into links without counting twice', async () => {
+    await createLink('logged1');
+    await visit('logged1', 5);
+
+    await eventually(async () => expect(await apiClicks('logged1')).toBe(5));
+    expect(row('logged1')).toEqual({ clicks: 0, throughBatch: 0 });
+    expect(loggedBatches()).toBeGreaterThan(0);
+
+    await testApp.app.get(ClickCounter).foldClickLog();
+
+    expect(row('logged1')).toMatchObject({ clicks: 5 });
+    expect(row('logged1')!.throughBatch).toBeGreaterThan(0);
+    expect(loggedBatches()).toBe(0);
+    expect(await apiClicks('logged1')).toBe(5);
+
+    await visit('logged1', 2);
+    await eventually(async () => expect(await apiClicks('logged1')).toBe(7));
+  });
+
+  it('starts a link re-created with a deleted link’s code at 0 clicks, before and after a fold', async () => {
+    await createLink('reborn1');
+    await visit('reborn1', 3);
+    await eventually(async () => expect(await apiClicks('reborn1')).toBe(3));
+
+    const deleted = await testApp.request('/api/links/reborn1', { method: 'DELETE', headers: owner.apiKey });
+    expect(deleted.status).toBe(204);
+    await createLink('reborn1');
+    expect(await apiClicks('reborn1')).toBe(0);
+    await visit('reborn1', 2);
+    await eventually(async () => expect(await apiClicks('reborn1')).toBe(2));
+
+    await testApp.app.get(ClickCounter).foldClickLog();
+
+    expect(row('reborn1')).toMatchObject({ clicks: 2 });
+    expect(await apiClicks('reborn1')).toBe(2);
+  });
+
+  it('counts what a crash left in the log from start-up, completes a fold cut off halfway, and folds at shutdown', async () => {
+    await createLink('crash01');
+    await createLink('crash02');
+    await testApp.close();
+    // What a killed instance leaves: two logged batches, and a fold that had updated crash01
+    // (through batch `second`) but neither deleted the batches nor reached crash02.
+    const batchAt = toSqliteDateTime(new Date(Date.now() + 1000));
+    withFile((db) => {
+      const insert = db.prepare('INSERT INTO click_batches (logged_at, counts) VALUES (?, ?)');
+      insert.run(
+        batchAt,
+        JSON.stringify([
+          ['crash01', 4],
+          ['crash02', 1],
+        ]),
+      );
+      const second = Number(
+        insert.run(
+          batchAt,
+          JSON.stringify([
+            ['crash01', 1],
+            ['crash02', 2],
+          ]),
+        ).lastInsertRowid,
+      );
+      db.prepare("UPDATE links SET clicks = clicks + 5, clicks_through_batch = ? WHERE code = 'crash01'").run(second);
+    });
+
+    await start();
+    expect(await apiClicks('crash01')).toBe(5);
+    expect(await apiClicks('crash02')).toBe(3);
+    await visit('crash02', 1);
+    await eventually(async () => expect(await apiClicks('crash02')).toBe(4));
+    await testApp.close();
+
+    expect(row('crash01')).toMatchObject({ clicks: 5 });
+    expect(row('crash02')).toMatchObject({ clicks: 4 });
+    expect(loggedBatches()).toBe(0);
+    await start();
+  });
+
+  it('lets link inserts through during a fold of many rows, and the API never miscounts meanwhile', async () => {
+    // 20,000 links with logged clicks (ten of the fold's transactions), written beside the
+    // service before it starts, as a busy instance would have left them.
+    const codes = Array.from({ length: 20_000 }, (_, i) => `bulk${String(i).padStart(5, '0')}`);
+    const expected = new Map(codes.map((code, i) => [code, (i % 7) + 1]));
+    await testApp.close();
+    withFile((db) => {
+      const createdAt = toSqliteDateTime(new Date(Date.now() - 60_000));
+      const insert = db.prepare(
+        'INSERT INTO links (code, url, account_id, clicks, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)',
+      );
+      db.transaction(() => {
+        for (const code of codes)
+          insert.run(code, `https://example.com/${code}`, owner.accountId, createdAt, createdAt);
+      })();
+      db.prepare('INSERT INTO click_batches (logged_at, counts) VALUES (?, ?)').run(
+        toSqliteDateTime(new Date(Date.now() - 30_000)),
+        JSON.stringify([...expected]),
+      );
+    });
+    await start();
+
+    let folded = false;
+    const fold = testApp.app
+      .get(ClickCounter)
+      .foldClickLog()
+      .then(() => (folded = true));
+    const readsDuringFold: Array<Promise<void>> = [];
+    let inserts = 0;
+    while (!folded) {
+      readsDuringFold.push(
+        ...Array.from({ length: 4 }, async () => {
+          const offset = Math.floor(Math.random() * (codes.length - 100));
+          const response = await testApp.request(`/api/links?limit=100&offset=${offset}`, { headers: owner.apiKey });
+          const page = (await response.json()) as { data: Array<{ code: string; clicks: number }> };
+          for (const link of page.data) {
+            if (expected.has(link.code)) expect(link.clicks).toBe(expected.get(link.code));
+          }
+        }),
+      );
+      await createLink(`during${inserts++}`);
+    }
+    await fold;
+    await Promise.all(readsDuringFold);
+
+    expect(inserts).toBeGreaterThan(1);
+    expect(loggedBatches()).toBe(0);
+    const rows = withFile(
+      (db) =>
+        db.prepare("SELECT code, clicks FROM links WHERE code LIKE 'bulk%' ORDER BY code").all() as Array<{
+          code: string;
+          clicks: number;
+        }>,
+    );
+    expect(rows.map((link) => link.clicks)).toEqual(codes.map((code) => expected.get(code)));
+  });
+});
