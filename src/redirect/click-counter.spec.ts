@@ -269,8 +269,8 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
     expect(apiClicks('a')).toBe(0);
   });
 
-  it('never runs a fold and a flush at the same time', async () => {
-    const { sut, foldClickLog, logClicks } = setup();
+  it('logs new batches while a fold runs, and runs one fold at a time', async () => {
+    const { sut, foldClickLog, logClicks, loggedClicks, apiClicks } = setup();
     sut.record('a');
     await sut.flush();
     let release!: () => void;
@@ -280,15 +280,20 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
           release = () => resolve(1);
         }),
     );
-    const fold = sut.foldClickLog();
-    await Promise.resolve();
-    sut.record('b');
-    const flush = sut.flush();
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(logClicks).toHaveBeenCalledTimes(1);
-
-    release();
-    await Promise.all([fold, flush]);
+    const first = sut.foldClickLog();
+    const second = sut.foldClickLog();
+    sut.record('a');
+    await sut.flush();
     expect(logClicks).toHaveBeenCalledTimes(2);
+    expect(apiClicks('a')).toBe(2);
+    expect(foldClickLog).toHaveBeenCalledTimes(1);
+
+    // The first fold added batch 1 only; the second adds batch 2, logged meanwhile.
+    release();
+    await first;
+    expect(apiClicks('a')).toBe(1);
+    await second;
+    expect(foldClickLog).toHaveBeenCalledTimes(2);
+    expect(loggedClicks.size).toBe(0);
   });
 });

@@ -38,6 +38,7 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
   private pending = new Map<string, number>();
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  private folding?: Promise<void>;
 
   constructor(
     private readonly redirects: RedirectRepository,
@@ -81,28 +82,22 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
   }
 
   /**
-   * Writes everything counted so far (and on SQLite folds the click log when it is due). Never
-   * rejects: failures are logged and the counts stay pending. Concurrent calls wait for the
-   * running flush and then write what came in since.
+   * Writes everything counted so far, then on SQLite folds the click log if that is due (and
+   * waits for it; later flushes do not: batches are logged while a fold runs). Never rejects:
+   * failures are logged and the counts stay pending. Concurrent calls wait for the running flush
+   * and then write what came in since.
    */
   async flush(): Promise<void> {
-    await this.serially(async () => {
-      if (this.pending.size > 0) {
-        const batch = this.pending;
-        this.pending = new Map();
-        await this.write(batch);
-      }
-      if (this.redirects.logsClicks && this.foldDue()) await this.fold();
-    });
-  }
-
-  /** Runs `work` once no other flush or fold runs: a fold must see every batch logged before it. */
-  private async serially(work: () => Promise<void>): Promise<void> {
     while (this.running) await this.running;
-    this.running = work().finally(() => {
-      this.running = undefined;
-    });
-    await this.running;
+    if (this.pending.size > 0) {
+      const batch = this.pending;
+      this.pending = new Map();
+      this.running = this.write(batch).finally(() => {
+        this.running = undefined;
+      });
+      await this.running;
+    }
+    if (this.redirects.logsClicks && !this.folding && this.foldDue()) await this.foldClickLog();
   }
 
   private write(batch: Map<string, number>): Promise<void> {
@@ -130,9 +125,16 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
     return this.loggedClicks.size >= FOLD_AFTER_LOGGED_CODES || Date.now() - oldest.getTime() >= FOLD_AFTER_MS;
   }
 
-  /** SQLite: adds the click log to the links now (after any flush or fold under way). */
-  foldClickLog(): Promise<void> {
-    return this.serially(() => this.fold());
+  /**
+   * SQLite: adds everything logged so far to the links: after the fold under way, if any (one
+   * runs at a time), which may have started before the latest batches were logged.
+   */
+  async foldClickLog(): Promise<void> {
+    while (this.folding) await this.folding;
+    this.folding = this.fold().finally(() => {
+      this.folding = undefined;
+    });
+    await this.folding;
   }
 
   /**

