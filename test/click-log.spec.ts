@@ -6,21 +6,9 @@ import { sqliteFilePath } from '../src/database/prisma-client.factory.js';
 import { toSqliteDateTime } from '../src/database/sqlite-background-writer.js';
 import { ClickCounter } from '../src/redirect/click-counter.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
+import { eventually } from './support/eventually.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
-
-/** Polls until `check` passes: clicks are logged on the flush timer. */
-async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 describe('click log (SQLite)', () => {
   let database: TestDatabase;

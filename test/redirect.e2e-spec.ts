@@ -1,21 +1,7 @@
-import { PrismaService } from '../src/database/prisma.service.js';
-import { RedirectRepository } from '../src/redirect/redirect.repository.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
+import { eventually } from './support/eventually.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { createTestDatabase } from './support/test-database.js';
-
-/** Polls until `check` passes: click counts reach the database on the flush timer. */
-async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-}
 
 describe('GET /{code} and HEAD /{code}', () => {
   let testApp: TestApp;
@@ -153,33 +139,6 @@ describe('GET /{code} and HEAD /{code}', () => {
       updated_at: string;
     };
     expect(after.updated_at).toBe(before.updated_at);
-  });
-
-  it('writes a batch of many codes in one go, each with its own count, skipping codes that no longer exist', async () => {
-    const links = await Promise.all(Array.from({ length: 40 }, (_, i) => createLink(`https://example.com/batch/${i}`)));
-    const counts = links.map((link, i) => [link.code, i + 1] as const);
-
-    await testApp.app.get(RedirectRepository).addClicks([...counts, ['gone4ever', 3]]);
-
-    const written = await Promise.all(links.map((link) => clicksOf(link.code)));
-    expect(written).toEqual(counts.map(([, clicks]) => clicks));
-  });
-
-  it('writes concurrent batches of the same codes, given in opposite orders, without a deadlock', async () => {
-    // Written straight to the table: creating this many links through the API would take seconds.
-    const codes = Array.from({ length: 2000 }, (_, i) => `both${String(i).padStart(4, '0')}`);
-    await testApp.app.get(PrismaService).link.createMany({
-      data: codes.map((code) => ({ code, url: `https://example.com/both/${code}` })),
-    });
-    const counts = codes.map((code) => [code, 1] as const);
-    const repository = testApp.app.get(RedirectRepository);
-
-    for (let round = 0; round < 5; round++) {
-      await Promise.all([repository.addClicks(counts), repository.addClicks([...counts].reverse())]);
-    }
-
-    const rows = await testApp.app.get(PrismaService).link.findMany({ where: { code: { in: codes } } });
-    expect(rows.map((row) => row.clicks)).toEqual(codes.map(() => 10));
   });
 
   it('does not count HEAD requests or 404s', async () => {

@@ -26,7 +26,8 @@ export const FOLD_AFTER_MS = 60_000;
  * - PostgreSQL: straight into `links.clicks` (several instances share the database, and each
  *   must see the others' counts).
  * - SQLite (one instance): appended to the click log as one row, and added to `links.clicks` in
- *   bulk (a fold) every FOLD_AFTER_MS or FOLD_AFTER_LOGGED_CODES, at start-up and at shutdown.
+ *   bulk (a fold) after FOLD_AFTER_MS or FOLD_AFTER_LOGGED_CODES, and at shutdown. Batches a
+ *   crash left in the log are counted from start-up and folded with the next fold.
  *   Over 1M links a flush written into `links` cost a page write and its checkpoint per click
  *   (each visited code's row on a page of its own); folded, each page is written once per fold.
  *   The API adds the logged clicks a row does not include yet (LoggedClicks), so counts are as

@@ -21,31 +21,23 @@ export class RedirectRepository {
   }
 
   /**
-   * Adds buffered click counts, all of a batch in one transaction. Raw SQL because Prisma's
-   * update would move `updated_at`, which tells when the target changed, not when it was
-   * visited. Codes deleted meanwhile match no row.
+   * PostgreSQL's flush: adds buffered click counts straight to `links.clicks`, all of a batch in
+   * one statement (one transaction), as two array parameters (`unnest`): however many codes it
+   * holds, a busy second costs one statement per transaction with the same text (a `VALUES`
+   * list bound two parameters per code and changed the statement's text with every batch size).
+   * Raw SQL because Prisma's update would move `updated_at`, which tells when the target changed,
+   * not when it was visited. Codes deleted meanwhile match no row.
    *
-   * Rows are written in code order: neighbouring codes share B-tree pages. On PostgreSQL, two
-   * flushes of overlapping codes at the same moment (two instances, or a flush and the shutdown
-   * flush) then lock the rows in the same order, as the plan walks the batch in its order (a
-   * nested loop over the primary key, or a hash join probed with the batch): one waits for the
-   * other instead of both deadlocking.
+   * Rows are written in code order: two flushes of overlapping codes at the same moment (two
+   * instances, or a flush and the shutdown flush) then lock the rows in the same order, as the
+   * plan walks the batch in its order (a nested loop over the primary key, or a hash join probed
+   * with the batch): one waits for the other instead of both deadlocking.
    *
-   * - SQLite: the rows go to the background writer's thread. Over 1M links each click of a
-   *   distinct code touches a page of its own; on the event loop (the driver is synchronous) a
-   *   busy second's flush stalled redirects.
-   * - PostgreSQL: one UPDATE through Prisma joined against the batch, sent as two array
-   *   parameters (`unnest`). However many codes it holds, a busy second costs one statement per
-   *   transaction with the same text and two parameters (a `VALUES` list bound two parameters
-   *   per code and changed the statement's text with every batch size).
+   * SQLite logs its flushes instead (`logClicks`, `foldClickLog`).
    */
   async addClicks(counts: ReadonlyArray<readonly [code: string, clicks: number]>): Promise<void> {
     if (counts.length === 0) return;
     const sorted = [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    if (this.sqliteWriter.enabled) {
-      const rows = sorted.map(([code, clicks]) => [clicks, code]);
-      return this.sqliteWriter.runBatch('UPDATE "links" SET "clicks" = "clicks" + ? WHERE "code" = ?', rows);
-    }
     const codes = sorted.map(([code]) => code);
     const clicks = sorted.map(([, added]) => added);
     await this.prisma.$executeRaw`UPDATE "links" SET "clicks" = "links"."clicks" + "batch"."clicks"

@@ -1,0 +1,57 @@
+// PostgreSQL's click flushes: counts go straight into links.clicks, from several instances at
+// once. PostgreSQL only (SQLite logs them instead: test/click-log.spec.ts), so this spec makes
+// its own database.
+import { PrismaService } from '../src/database/prisma.service.js';
+import { RedirectRepository } from '../src/redirect/redirect.repository.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+
+describe('click flushes (PostgreSQL)', () => {
+  let database: TestDatabase;
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgresql');
+    testApp = await startTestApp({}, database);
+  });
+  afterAll(async () => {
+    await testApp.close();
+    await database.drop();
+  });
+
+  /** Links written straight to the table: creating many through the API would take seconds. */
+  async function createLinks(prefix: string, count: number): Promise<string[]> {
+    const codes = Array.from({ length: count }, (_, i) => `${prefix}${String(i).padStart(4, '0')}`);
+    await testApp.app.get(PrismaService).link.createMany({
+      data: codes.map((code) => ({ code, url: `https://example.com/${prefix}/${code}` })),
+    });
+    return codes;
+  }
+
+  async function clicksOf(codes: string[]): Promise<number[]> {
+    const rows = await testApp.app.get(PrismaService).link.findMany({ where: { code: { in: codes } } });
+    const clicks = new Map(rows.map((row) => [row.code, row.clicks]));
+    return codes.map((code) => clicks.get(code) ?? -1);
+  }
+
+  it('writes a batch of many codes in one go, each with its own count, skipping codes that no longer exist', async () => {
+    const codes = await createLinks('batch', 40);
+    const counts = codes.map((code, i) => [code, i + 1] as const);
+
+    await testApp.app.get(RedirectRepository).addClicks([...counts, ['gone4ever', 3]]);
+
+    expect(await clicksOf(codes)).toEqual(counts.map(([, clicks]) => clicks));
+  });
+
+  it('writes concurrent batches of the same codes, given in opposite orders, without a deadlock', async () => {
+    const codes = await createLinks('both', 2000);
+    const counts = codes.map((code) => [code, 1] as const);
+    const repository = testApp.app.get(RedirectRepository);
+
+    for (let round = 0; round < 5; round++) {
+      await Promise.all([repository.addClicks(counts), repository.addClicks([...counts].reverse())]);
+    }
+
+    expect(await clicksOf(codes)).toEqual(codes.map(() => 10));
+  });
+});
