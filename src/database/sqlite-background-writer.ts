@@ -11,7 +11,6 @@ const CLOSE_TIMEOUT_MS = 10_000;
 
 type WorkerRequest =
   | { type: 'run'; sql: string; params: unknown[] }
-  | { type: 'batch'; sql: string; rows: unknown[][] }
   | { type: 'foldClicks' }
   | { type: 'close' };
 
@@ -61,8 +60,8 @@ export function toSqliteDateTime(date: Date): string {
  * the database file (fsync included). For the click counts of a busy second over 1M links, where
  * each distinct code's row sits on a page of its own, that was 35 ms per 500-code batch on the
  * benchmark machine, and cold redirects' p99 went from 21 ms at 10k links to 237 ms at 1M. The
- * hot writes (click batches, link inserts) therefore run here, checkpoints included; the event
- * loop only posts the rows and awaits the commit. Single statements that reach the worker together
+ * hot writes (the click log and its folds, link inserts) therefore run here, checkpoints
+ * included; the event loop only posts the rows and awaits the commit. Single statements that reach the worker together
  * share one transaction (group commit, see the worker), each acknowledged once it is committed.
  *
  * The worker starts with the first write. If it dies, a later write starts a new one, no sooner
@@ -83,7 +82,7 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
-  /** Whether writes should go through `run` / `runBatch` (the database is SQLite). */
+  /** Whether writes should go through `run` (the database is SQLite). */
   get enabled(): boolean {
     return this.config.databaseKind === 'sqlite';
   }
@@ -101,15 +100,6 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
   async runReturningRowid(sql: string, params: unknown[]): Promise<RunResult> {
     await this.ensureStarted();
     return this.request({ type: 'run', sql, params });
-  }
-
-  /**
-   * Runs `sql` once per row of `rows`, all in one transaction on the worker's connection.
-   * Resolves once committed; rejects, having written nothing, if any row fails or no worker runs.
-   */
-  async runBatch(sql: string, rows: unknown[][]): Promise<void> {
-    await this.ensureStarted();
-    await this.request({ type: 'batch', sql, rows });
   }
 
   /**

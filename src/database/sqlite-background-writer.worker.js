@@ -11,7 +11,6 @@ import { parentPort, workerData } from 'node:worker_threads';
 /**
  * @typedef {{ file: string, busyTimeoutMs: number }} WorkerOptions
  * @typedef {{ type: 'run', id: number, sql: string, params: unknown[] }
- *   | { type: 'batch', id: number, sql: string, rows: unknown[][] }
  *   | { type: 'foldClicks', id: number }
  *   | { type: 'close', id: number }} Request
  * @typedef {Extract<Request, { type: 'run' }>} RunRequest
@@ -133,14 +132,6 @@ function handle(request) {
           (/** @type {unknown} */ error) => fail(request, error),
         );
         return;
-      case 'batch': {
-        const prepared = statement(request.sql);
-        // One transaction: either every row is written or none is, so the caller can retry all.
-        db.transaction(() => {
-          for (const row of request.rows) prepared.run(...row);
-        })();
-        break;
-      }
       case 'close':
         try {
           // TRUNCATE leaves an empty WAL behind when nothing else reads: a stopped service's

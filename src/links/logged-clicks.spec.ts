@@ -3,7 +3,7 @@ import { LoggedClicks, type LinkClicks } from './logged-clicks.js';
 const at = (second: number) => new Date(Date.UTC(2026, 10, 24, 10, 0, second));
 
 function link(overrides: Partial<LinkClicks> = {}): LinkClicks {
-  return { code: 'abc1234', clicks: 0, createdAt: at(0), clicksThroughBatch: 0, ...overrides };
+  return { code: 'abc1234', createdAt: at(0), clicksThroughBatch: 0, ...overrides };
 }
 
 describe('LoggedClicks', () => {

@@ -9,10 +9,9 @@ export interface LoggedClickBatch {
   counts: ReadonlyMap<string, number>;
 }
 
-/** What a link row says about its clicks. */
+/** What a link row says about the clicks it includes. */
 export interface LinkClicks {
   code: string;
-  clicks: number;
   createdAt: Date;
   /** The last batch `clicks` includes (0: none). */
   clicksThroughBatch: number;
@@ -31,19 +30,15 @@ export interface LinkClicks {
 @Injectable()
 export class LoggedClicks {
   private batches: LoggedClickBatch[] = [];
-  private codes = 0;
 
   /** Records a batch that is now in the log; batches arrive in id order. */
   add(batch: LoggedClickBatch): void {
     this.batches.push(batch);
-    this.codes += batch.counts.size;
   }
 
   /** Forgets the batches up to `through`: they are in `links.clicks` now. */
   dropThrough(through: number): void {
-    const kept = this.batches.filter((batch) => batch.id > through);
-    this.codes = kept.reduce((sum, batch) => sum + batch.counts.size, 0);
-    this.batches = kept;
+    this.batches = this.batches.filter((batch) => batch.id > through);
   }
 
   /**
@@ -63,7 +58,7 @@ export class LoggedClicks {
 
   /** Code counts held (one per code per batch): what this costs in memory. */
   get size(): number {
-    return this.codes;
+    return this.batches.reduce((sum, batch) => sum + batch.counts.size, 0);
   }
 
   /** When the oldest batch held was closed; undefined when none is. */

@@ -165,7 +165,7 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
     const loggedClicks = new LoggedClicks();
     const sut = new ClickCounter(repository, loggedClicks, { clickFlushIntervalMs: 1000 } as AppConfig);
     const apiClicks = (code: string) =>
-      loggedClicks.clicksNotIn({ code, clicks: 0, createdAt: new Date(0), clicksThroughBatch: 0 });
+      loggedClicks.clicksNotIn({ code, createdAt: new Date(0), clicksThroughBatch: 0 });
     return { sut, logClicks, foldClickLog, loggedClickBatches, addClicks, logged, loggedClicks, apiClicks };
   }
 
