@@ -202,4 +202,55 @@ describe('click log (SQLite)', () => {
     );
     expect(rows.map((link) => link.clicks)).toEqual(codes.map((code) => expected.get(code)));
   });
+
+  it('spreads a paced fold over the time it is given, and finishes it at full speed at shutdown', async () => {
+    // 20,000 links, each with one logged click; an unpaced fold of them tells the writer what a
+    // fold of that size costs.
+    const codes = Array.from({ length: 20_000 }, (_, i) => `paced${String(i).padStart(5, '0')}`);
+    const logBatch = () =>
+      withFile((db) =>
+        db
+          .prepare('INSERT INTO click_batches (logged_at, counts) VALUES (?, ?)')
+          .run(toSqliteDateTime(new Date()), JSON.stringify(codes.map((code) => [code, 1]))),
+      );
+    await testApp.close();
+    withFile((db) => {
+      const createdAt = toSqliteDateTime(new Date(Date.now() - 60_000));
+      const insert = db.prepare(
+        'INSERT INTO links (code, url, account_id, clicks, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)',
+      );
+      db.transaction(() => {
+        for (const code of codes)
+          insert.run(code, `https://example.com/${code}`, owner.accountId, createdAt, createdAt);
+      })();
+    });
+    logBatch();
+    await start();
+    const counter = testApp.app.get(ClickCounter);
+    let began = performance.now();
+    await counter.foldClickLog();
+    const unpacedMs = performance.now() - began;
+
+    // The same work again, to be spread over a minute: at the lowest duty, about twenty times
+    // its working time.
+    logBatch();
+    let folded = false;
+    const paced = counter.foldClickLog(60_000).then(() => (folded = true));
+    await new Promise((resolve) => setTimeout(resolve, 3 * unpacedMs));
+    expect(folded).toBe(false);
+    await createLink('during-paced-fold');
+
+    began = performance.now();
+    await testApp.close();
+    const closeMs = performance.now() - began;
+    await paced;
+
+    expect(closeMs).toBeLessThan(10 * unpacedMs);
+    const clicks = withFile(
+      (db) => db.prepare("SELECT DISTINCT clicks FROM links WHERE code LIKE 'paced%'").pluck().all() as number[],
+    );
+    expect(clicks).toEqual([2]);
+    expect(loggedBatches()).toBe(0);
+    await start();
+  });
 });

@@ -11,7 +11,8 @@ const CLOSE_TIMEOUT_MS = 10_000;
 
 type WorkerRequest =
   | { type: 'run'; sql: string; params: unknown[] }
-  | { type: 'foldClicks' }
+  | { type: 'foldClicks'; spreadMs: number }
+  | { type: 'hurryFold' }
   | { type: 'close' };
 
 type WorkerReply =
@@ -105,11 +106,18 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
   /**
    * Adds the click batches logged in `click_batches` to `links.clicks` and deletes them, in
    * transactions of a few thousand rows with other writes handled in between (see the worker's
-   * `foldClicks`). Resolves with the id of the last batch added (0: there was none).
+   * `foldClicks`), spread over about `spreadMs` (0: as fast as it can). Resolves with the id of
+   * the last batch added (0: there was none).
    */
-  async foldClicks(): Promise<number> {
+  async foldClicks(spreadMs: number): Promise<number> {
     await this.ensureStarted();
-    return (await this.request({ type: 'foldClicks' })).changes;
+    return (await this.request({ type: 'foldClicks', spreadMs })).changes;
+  }
+
+  /** The fold under way, if any, goes on unpaced (at shutdown, so that it does not hold it up). */
+  async hurryFold(): Promise<void> {
+    if (!this.worker) return;
+    await this.request({ type: 'hurryFold' });
   }
 
   // Global modules shut down last, so whoever flushes batches at shutdown (the click counter)

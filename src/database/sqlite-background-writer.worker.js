@@ -7,11 +7,13 @@
 // copies it (allowJs).
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
+import { FoldPacer, foldDuty } from './fold-pacing.js';
 
 /**
  * @typedef {{ file: string, busyTimeoutMs: number }} WorkerOptions
  * @typedef {{ type: 'run', id: number, sql: string, params: unknown[] }
- *   | { type: 'foldClicks', id: number }
+ *   | { type: 'foldClicks', id: number, spreadMs: number }
+ *   | { type: 'hurryFold', id: number }
  *   | { type: 'close', id: number }} Request
  * @typedef {Extract<Request, { type: 'run' }>} RunRequest
  */
@@ -127,11 +129,14 @@ function handle(request) {
       case 'foldClicks':
         // Asynchronous: other requests (link inserts, new click batches) are handled between
         // its transactions. It answers for itself.
-        foldClicks().then(
+        foldClicks(request.spreadMs).then(
           (through) => done(request, { changes: through, lastInsertRowid: 0 }),
           (/** @type {unknown} */ error) => fail(request, error),
         );
         return;
+      case 'hurryFold':
+        if (foldPacer) foldPacer.duty = 1;
+        break;
       case 'close':
         try {
           // TRUNCATE leaves an empty WAL behind when nothing else reads: a stopped service's
@@ -152,7 +157,17 @@ function handle(request) {
 
 /** Rows of `links` updated per transaction of a fold: the write lock is held this long at most. */
 const FOLD_ROWS_PER_TRANSACTION = 2000;
+/** Codes looked up per read transaction of a fold (one file lock each, rather than one per code). */
+const FOLD_LOOKUPS_PER_TRANSACTION = 2000;
 let folding = false;
+/**
+ * What the last fold cost per character of logged counts (ms): the next fold's expected work, from
+ * which its pace follows (see foldDuty).
+ * @type {number | undefined}
+ */
+let foldMsPerLoggedChar;
+/** @type {FoldPacer | undefined} The pace of the fold under way. */
+let foldPacer;
 
 /**
  * Adds every click batch logged so far (`click_batches`) to `links.clicks`, then deletes those
@@ -165,8 +180,10 @@ let folding = false;
  *
  * - The rows are found first through the code index, without the write lock, and updated in
  *   rowid order (the table's order: a page is read and written once, for all its rows) in
- *   transactions of FOLD_ROWS_PER_TRANSACTION rows, paced; link inserts and new batches are
- *   handled between them. Visited in random order, the rows cost a read from the OS per row.
+ *   transactions of FOLD_ROWS_PER_TRANSACTION rows; link inserts and new batches are handled
+ *   between them. Visited in random order, the rows cost a read from the OS per row.
+ * - Paced (fold-pacing.js): the work runs in short slices spread over about `spreadMs`, at no
+ *   more than half a core, so that the event loop never competes with a burst of it.
  * - Exact across crashes and retries: a row records the last batch it includes
  *   (`clicks_through_batch`), and gets only the batches after that one. A fold cut off halfway
  *   leaves every row either fully updated or untouched, and the next fold (which sees the same
@@ -175,30 +192,37 @@ let folding = false;
  *   of a deleted link never reach a new link with the same code.
  * - Each row is read again inside its transaction: one deleted since is skipped, or found again
  *   by its code if it was created again.
+ * @param {number} spreadMs  how long the fold may take (0: as fast as it can, at shutdown)
  * @returns {Promise<number>}
  */
-async function foldClicks() {
+async function foldClicks(spreadMs) {
   if (folding) throw new Error('A click fold is already running');
   folding = true;
   try {
-    const batches = statement('SELECT id, logged_at AS loggedAt, counts FROM click_batches ORDER BY id')
-      .all()
-      .map((row) => {
-        const { id, loggedAt, counts } = /** @type {{ id: number, loggedAt: string, counts: string }} */ (row);
-        return { id, loggedAt, counts: new Map(/** @type {[string, number][]} */ (JSON.parse(counts))) };
-      });
-    if (batches.length === 0) return 0;
-    const through = batches[batches.length - 1].id;
+    const rows = /** @type {{ id: number, loggedAt: string, counts: string }[]} */ (
+      statement('SELECT id, logged_at AS loggedAt, counts FROM click_batches ORDER BY id').all()
+    );
+    if (rows.length === 0) return 0;
+    const through = rows[rows.length - 1].id;
+    const loggedChars = rows.reduce((sum, row) => sum + row.counts.length, 0);
+    const pacer = (foldPacer = new FoldPacer(
+      foldDuty(foldMsPerLoggedChar === undefined ? undefined : foldMsPerLoggedChar * loggedChars, spreadMs),
+    ));
 
     /** Per code: clicks in all batches, and the first batch that has the code. */
-    /** @type {Map<string, { clicks: number, firstId: number, firstLoggedAt: string }>} */
+    /** @type {Map<string, Total>} */
     const totals = new Map();
-    for (const batch of batches) {
-      for (const [code, clicks] of batch.counts) {
+    /** @type {{ id: number, loggedAt: string, counts: Map<string, number> }[]} */
+    const batches = [];
+    for (const { id, loggedAt, counts: json } of rows) {
+      const counts = new Map(/** @type {[string, number][]} */ (JSON.parse(json)));
+      batches.push({ id, loggedAt, counts });
+      for (const [code, clicks] of counts) {
         const total = totals.get(code);
         if (total) total.clicks += clicks;
-        else totals.set(code, { clicks, firstId: batch.id, firstLoggedAt: batch.loggedAt });
+        else totals.set(code, { code, clicks, firstId: id, firstLoggedAt: loggedAt });
       }
+      await pacer.slice();
     }
     /** The clicks of `code` in the batches `row` does not include, closed after it was created. */
     const clicksFor = (/** @type {string} */ code, /** @type {LinkRow} */ row) => {
@@ -213,14 +237,28 @@ async function foldClicks() {
     // Each code's rowid, from the code index alone (it holds the rowid), in code order: the
     // index is read front to back once.
     const rowidOf = statement('SELECT rowid FROM links WHERE code = ?').pluck();
-    /** @type {[rowid: number, code: string][]} */
+    const codes = [...totals.keys()].sort();
+    await pacer.slice();
+    /** @type {number[]} */
+    const rowids = [];
+    /** @type {Total[]} */
     const found = [];
-    for (const code of [...totals.keys()].sort()) {
-      const rowid = /** @type {number | undefined} */ (rowidOf.get(code));
-      if (rowid !== undefined) found.push([rowid, code]);
+    const lookUp = db.transaction((/** @type {string[]} */ part) => {
+      for (const code of part) {
+        const rowid = /** @type {number | undefined} */ (rowidOf.get(code));
+        if (rowid === undefined) continue;
+        rowids.push(rowid);
+        found.push(/** @type {Total} */ (totals.get(code)));
+      }
+    });
+    for (let start = 0; start < codes.length; start += FOLD_LOOKUPS_PER_TRANSACTION) {
+      lookUp(codes.slice(start, start + FOLD_LOOKUPS_PER_TRANSACTION));
+      await pacer.slice();
     }
-    // Then the rows in table order: each page is read and written once, its rows updated together.
-    found.sort((a, b) => a[0] - b[0]);
+    // Then the rows in table order: each page is read and written once, its rows updated
+    // together.
+    const order = tableOrder(rowids);
+    await pacer.slice();
 
     // The usual case in one statement: the row is still the one found, and every logged batch
     // with its code is new to it and was closed after it was created.
@@ -231,10 +269,12 @@ async function foldClicks() {
     // Otherwise the row is read (as an array: an object per row cost a sixth of a fold's time).
     const rowAt = statement('SELECT code, created_at, clicks_through_batch FROM links WHERE rowid = ?').raw();
     const add = statement('UPDATE links SET clicks = clicks + ?, clicks_through_batch = ? WHERE rowid = ?');
-    const addSome = db.transaction((/** @type {typeof found} */ part) => {
-      for (const [rowid, code] of part) {
-        const total = /** @type {{ clicks: number, firstId: number, firstLoggedAt: string }} */ (totals.get(code));
-        if (addAll.run(total.clicks, through, rowid, code, total.firstId, total.firstLoggedAt).changes > 0) continue;
+    const addSome = db.transaction((/** @type {number} */ from, /** @type {number} */ to) => {
+      for (let k = from; k < to; k++) {
+        const i = order[k];
+        const rowid = rowids[i];
+        const { code, clicks, firstId, firstLoggedAt } = found[i];
+        if (addAll.run(clicks, through, rowid, code, firstId, firstLoggedAt).changes > 0) continue;
         let at = rowid;
         let row = /** @type {LinkRow | undefined} */ (rowAt.get(at));
         if (row?.[0] !== code) {
@@ -247,23 +287,46 @@ async function foldClicks() {
         if (row[2] < through) add.run(clicksFor(code, row), through, at);
       }
     });
-    for (let start = 0; start < found.length; start += FOLD_ROWS_PER_TRANSACTION) {
-      const began = performance.now();
+    for (let start = 0; start < order.length; start += FOLD_ROWS_PER_TRANSACTION) {
       // IMMEDIATE: take the write lock up front, so a read that turns into a write cannot fail
       // with SQLITE_BUSY_SNAPSHOT when another connection wrote meanwhile.
-      addSome.immediate(found.slice(start, start + FOLD_ROWS_PER_TRANSACTION));
-      // Paced: as long a pause as the transaction took, so a large fold takes at most half a
-      // core, spread over a second or two, rather than a whole core in a burst that the event
-      // loop (sharing the machine's cores) would feel in its latencies.
-      await new Promise((resolve) => setTimeout(resolve, performance.now() - began));
+      addSome.immediate(start, Math.min(order.length, start + FOLD_ROWS_PER_TRANSACTION));
+      await pacer.slice();
     }
     statement('DELETE FROM click_batches WHERE id <= ?').run(through);
+    foldMsPerLoggedChar = pacer.finish() / loggedChars;
     return through;
   } finally {
     folding = false;
+    foldPacer = undefined;
   }
 }
 
+/** A fold's rows at most, for tableOrder's fast path: 2^21 positions fit below the rowid. */
+const POSITIONS = 2 ** 21;
+
+/**
+ * The positions of `rowids` (distinct) in ascending rowid order. Sorted as numbers, each rowid
+ * packed with its position (rowid × 2^21 + position, exact in a double for rowids below 2^32):
+ * a typed array's native sort takes a fraction of the time of a comparator sort, which the
+ * rare larger cases fall back to.
+ * @param {number[]} rowids
+ * @returns {ArrayLike<number>}
+ */
+function tableOrder(rowids) {
+  const n = rowids.length;
+  if (n >= POSITIONS || rowids.some((rowid) => rowid >= 2 ** 32 || rowid < 0)) {
+    return Array.from(rowids.keys()).sort((a, b) => rowids[a] - rowids[b]);
+  }
+  const packed = new Float64Array(n);
+  for (let i = 0; i < n; i++) packed[i] = rowids[i] * POSITIONS + i;
+  packed.sort();
+  const order = new Uint32Array(n);
+  for (let k = 0; k < n; k++) order[k] = packed[k] % POSITIONS;
+  return order;
+}
+
+/** @typedef {{ code: string, clicks: number, firstId: number, firstLoggedAt: string }} Total */
 /** @typedef {[code: string, createdAt: string, throughBatch: number]} LinkRow */
 
 /**

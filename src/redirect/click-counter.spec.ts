@@ -1,7 +1,13 @@
 import { jest } from '@jest/globals';
 import type { AppConfig } from '../config/app-config.js';
 import { LoggedClicks, type LoggedClickBatch } from '../links/logged-clicks.js';
-import { ClickCounter, CLICK_FLUSH_BATCH_SIZE, FOLD_AFTER_LOGGED_CODES, FOLD_AFTER_MS } from './click-counter.js';
+import {
+  ClickCounter,
+  CLICK_FLUSH_BATCH_SIZE,
+  FOLD_AFTER_LOGGED_CODES,
+  FOLD_AFTER_MS,
+  FOLD_SPREAD_SHARE,
+} from './click-counter.js';
 import type { RedirectRepository } from './redirect.repository.js';
 
 type Written = Array<readonly [string, number]>;
@@ -152,13 +158,15 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
       logged.push({ id, counts: [...counts], closedAt });
       return Promise.resolve(id);
     });
-    const foldClickLog = jest.fn(() => Promise.resolve(nextId - 1));
+    const foldClickLog = jest.fn((_spreadMs: number) => Promise.resolve(nextId - 1));
+    const hurryClickFold = jest.fn(() => Promise.resolve());
     const loggedClickBatches = jest.fn(() => Promise.resolve([] as LoggedClickBatch[]));
     const addClicks = jest.fn(() => Promise.resolve());
     const repository = {
       logsClicks: true,
       logClicks,
       foldClickLog,
+      hurryClickFold,
       loggedClickBatches,
       addClicks,
     } as unknown as RedirectRepository;
@@ -166,7 +174,17 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
     const sut = new ClickCounter(repository, loggedClicks, { clickFlushIntervalMs: 1000 } as AppConfig);
     const apiClicks = (code: string) =>
       loggedClicks.clicksNotIn({ code, createdAt: new Date(0), clicksThroughBatch: 0 });
-    return { sut, logClicks, foldClickLog, loggedClickBatches, addClicks, logged, loggedClicks, apiClicks };
+    return {
+      sut,
+      logClicks,
+      foldClickLog,
+      hurryClickFold,
+      loggedClickBatches,
+      addClicks,
+      logged,
+      loggedClicks,
+      apiClicks,
+    };
   }
 
   it('logs each flush as one batch, which the API counts at once; links are not written', async () => {
@@ -215,7 +233,7 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
     expect(loggedClicks.size).toBe(0);
   });
 
-  it(`folds once the oldest logged batch is ${FOLD_AFTER_MS / 1000} s old, even with no new clicks`, async () => {
+  it(`folds once the oldest logged batch is ${FOLD_AFTER_MS / 1000} s old, even with no new clicks, spread over ${FOLD_SPREAD_SHARE} of that time`, async () => {
     jest.useFakeTimers();
     try {
       const { sut, foldClickLog, loggedClicks } = setup();
@@ -229,6 +247,7 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
       jest.setSystemTime(Date.now() + 1);
       await sut.flush();
       expect(foldClickLog).toHaveBeenCalledTimes(1);
+      expect(foldClickLog).toHaveBeenCalledWith(FOLD_SPREAD_SHARE * FOLD_AFTER_MS);
       expect(loggedClicks.size).toBe(0);
     } finally {
       jest.useRealTimers();
@@ -265,8 +284,36 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
     await sut.onApplicationShutdown();
 
     expect(logged.map((batch) => batch.counts)).toEqual([[['a', 1]]]);
+    // At shutdown, as fast as it can.
     expect(foldClickLog).toHaveBeenCalledTimes(1);
+    expect(foldClickLog).toHaveBeenCalledWith(0);
     expect(apiClicks('a')).toBe(0);
+  });
+
+  it('has a paced fold under way finish at full speed at shutdown, then folds what it left unpaced', async () => {
+    const { sut, foldClickLog, hurryClickFold, loggedClicks } = setup();
+    sut.record('a');
+    await sut.flush();
+    let release!: () => void;
+    foldClickLog.mockImplementationOnce(
+      () =>
+        new Promise<number>((resolve) => {
+          release = () => resolve(1);
+        }),
+    );
+    const paced = sut.foldClickLog(30_000);
+    sut.record('b');
+    hurryClickFold.mockImplementationOnce(() => {
+      release();
+      return Promise.resolve();
+    });
+
+    await sut.onApplicationShutdown();
+    await paced;
+
+    expect(hurryClickFold).toHaveBeenCalledTimes(1);
+    expect(foldClickLog.mock.calls).toEqual([[30_000], [0]]);
+    expect(loggedClicks.size).toBe(0);
   });
 
   it('logs new batches while a fold runs, and runs one fold at a time', async () => {

@@ -14,6 +14,13 @@ export const CLICK_FLUSH_BATCH_SIZE = 500;
 export const FOLD_AFTER_LOGGED_CODES = 200_000;
 /** … or once its oldest batch is this old (ms), whichever comes first. */
 export const FOLD_AFTER_MS = 60_000;
+/**
+ * A fold due by size or age is spread over this share of the time its batches took to be logged
+ * (at no more than half a core; see fold-pacing.js): under steady load the writer then folds at
+ * a low, even pace instead of in bursts that take CPU from the event loop all at once. Below 1,
+ * so a fold ends before the next one is due.
+ */
+export const FOLD_SPREAD_SHARE = 0.75;
 
 /**
  * Counts redirects in memory and writes them in batches, so a redirect never waits for (or
@@ -76,7 +83,12 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
     this.timer = undefined;
     await this.flush();
     // A stopped service's links hold every count: nothing is left for the next start (or for
-    // anyone reading the file) to add up.
+    // anyone reading the file) to add up. A paced fold under way finishes at full speed first.
+    // (If the writer is gone, so is that fold: the one below starts it again.)
+    if (this.folding) {
+      await this.redirects.hurryClickFold().catch(() => undefined);
+      await this.folding;
+    }
     if (this.loggedClicks.size > 0) await this.foldClickLog();
     const lost = [...this.pending.values()].reduce((sum, clicks) => sum + clicks, 0);
     if (lost > 0) this.logger.error(`${lost} clicks could not be written before shutdown and are lost`);
@@ -98,7 +110,7 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
       });
       await this.running;
     }
-    if (this.redirects.logsClicks && !this.folding && this.foldDue()) await this.foldClickLog();
+    if (this.redirects.logsClicks && !this.folding && this.foldDue()) await this.foldClickLog(this.foldSpreadMs());
   }
 
   private write(batch: Map<string, number>): Promise<void> {
@@ -126,13 +138,20 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
     return this.loggedClicks.size >= FOLD_AFTER_LOGGED_CODES || Date.now() - oldest.getTime() >= FOLD_AFTER_MS;
   }
 
+  /** FOLD_SPREAD_SHARE of the time the logged batches took to be logged. */
+  private foldSpreadMs(): number {
+    const oldest = this.loggedClicks.oldestClosedAt;
+    return oldest ? FOLD_SPREAD_SHARE * (Date.now() - oldest.getTime()) : 0;
+  }
+
   /**
    * SQLite: adds everything logged so far to the links: after the fold under way, if any (one
-   * runs at a time), which may have started before the latest batches were logged.
+   * runs at a time), which may have started before the latest batches were logged. Spread over
+   * about `spreadMs` (0, the default: as fast as it can).
    */
-  async foldClickLog(): Promise<void> {
+  async foldClickLog(spreadMs = 0): Promise<void> {
     while (this.folding) await this.folding;
-    this.folding = this.fold().finally(() => {
+    this.folding = this.fold(spreadMs).finally(() => {
       this.folding = undefined;
     });
     await this.folding;
@@ -142,9 +161,9 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
    * A fold that fails keeps its batches in the log (and in LoggedClicks), and the next one adds
    * them; rows it did update already are not counted twice.
    */
-  private async fold(): Promise<void> {
+  private async fold(spreadMs: number): Promise<void> {
     try {
-      this.loggedClicks.dropThrough(await this.redirects.foldClickLog());
+      this.loggedClicks.dropThrough(await this.redirects.foldClickLog(spreadMs));
     } catch (error) {
       this.logger.warn(`Could not add the click log to the links, will retry: ${String(error)}`);
     }

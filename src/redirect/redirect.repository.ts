@@ -65,10 +65,16 @@ export class RedirectRepository {
 
   /**
    * Adds the whole click log to `links.clicks` and empties it, on the background writer (see
-   * its worker's `foldClicks`); resolves with the id of the last batch added (0: none).
+   * its worker's `foldClicks`), spread over about `spreadMs` (0: as fast as it can); resolves
+   * with the id of the last batch added (0: none).
    */
-  foldClickLog(): Promise<number> {
-    return this.sqliteWriter.foldClicks();
+  foldClickLog(spreadMs: number): Promise<number> {
+    return this.sqliteWriter.foldClicks(spreadMs);
+  }
+
+  /** A paced fold under way goes on at full speed (at shutdown). */
+  hurryClickFold(): Promise<void> {
+    return this.sqliteWriter.hurryFold();
   }
 
   /** The batches in the click log, oldest first: those a crash or stop left behind. */
