@@ -33,6 +33,18 @@ describe('click log (SQLite)', () => {
     );
   const loggedBatches = () =>
     withFile((db) => (db.prepare('SELECT count(*) AS n FROM click_batches').get() as { n: number }).n);
+  /** Links created a minute ago, written straight into the file (while the service is stopped). */
+  const insertLinks = (codes: string[]) =>
+    withFile((db) => {
+      const createdAt = toSqliteDateTime(new Date(Date.now() - 60_000));
+      const insert = db.prepare(
+        'INSERT INTO links (code, url, account_id, clicks, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)',
+      );
+      db.transaction(() => {
+        for (const code of codes)
+          insert.run(code, `https://example.com/${code}`, owner.accountId, createdAt, createdAt);
+      })();
+    });
 
   async function start(): Promise<void> {
     testApp = await startTestApp({ CLICK_FLUSH_INTERVAL_MS: '50' }, database);
@@ -152,15 +164,8 @@ describe('click log (SQLite)', () => {
     const codes = Array.from({ length: 20_000 }, (_, i) => `bulk${String(i).padStart(5, '0')}`);
     const expected = new Map(codes.map((code, i) => [code, (i % 7) + 1]));
     await testApp.close();
+    insertLinks(codes);
     withFile((db) => {
-      const createdAt = toSqliteDateTime(new Date(Date.now() - 60_000));
-      const insert = db.prepare(
-        'INSERT INTO links (code, url, account_id, clicks, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)',
-      );
-      db.transaction(() => {
-        for (const code of codes)
-          insert.run(code, `https://example.com/${code}`, owner.accountId, createdAt, createdAt);
-      })();
       db.prepare('INSERT INTO click_batches (logged_at, counts) VALUES (?, ?)').run(
         toSqliteDateTime(new Date(Date.now() - 30_000)),
         JSON.stringify([...expected]),
@@ -214,16 +219,7 @@ describe('click log (SQLite)', () => {
           .run(toSqliteDateTime(new Date()), JSON.stringify(codes.map((code) => [code, 1]))),
       );
     await testApp.close();
-    withFile((db) => {
-      const createdAt = toSqliteDateTime(new Date(Date.now() - 60_000));
-      const insert = db.prepare(
-        'INSERT INTO links (code, url, account_id, clicks, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)',
-      );
-      db.transaction(() => {
-        for (const code of codes)
-          insert.run(code, `https://example.com/${code}`, owner.accountId, createdAt, createdAt);
-      })();
-    });
+    insertLinks(codes);
     logBatch();
     await start();
     const counter = testApp.app.get(ClickCounter);

@@ -150,6 +150,18 @@ describe('ClickCounter (PostgreSQL: counts go straight into links)', () => {
 });
 
 describe('ClickCounter (SQLite: counts go to the click log, added to links in bulk)', () => {
+  /** The next fold stays under way until the returned function is called; it then adds batch 1. */
+  function holdNextFold(foldClickLog: jest.Mock<(spreadMs: number) => Promise<number>>): () => void {
+    let release!: () => void;
+    foldClickLog.mockImplementationOnce(
+      () =>
+        new Promise<number>((resolve) => {
+          release = () => resolve(1);
+        }),
+    );
+    return () => release();
+  }
+
   function setup() {
     const logged: Array<{ id: number; counts: Written; closedAt: Date }> = [];
     let nextId = 1;
@@ -294,13 +306,7 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
     const { sut, foldClickLog, hurryClickFold, loggedClicks } = setup();
     sut.record('a');
     await sut.flush();
-    let release!: () => void;
-    foldClickLog.mockImplementationOnce(
-      () =>
-        new Promise<number>((resolve) => {
-          release = () => resolve(1);
-        }),
-    );
+    const release = holdNextFold(foldClickLog);
     const paced = sut.foldClickLog(30_000);
     sut.record('b');
     hurryClickFold.mockImplementationOnce(() => {
@@ -320,13 +326,7 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
     const { sut, foldClickLog, logClicks, loggedClicks, apiClicks } = setup();
     sut.record('a');
     await sut.flush();
-    let release!: () => void;
-    foldClickLog.mockImplementationOnce(
-      () =>
-        new Promise<number>((resolve) => {
-          release = () => resolve(1);
-        }),
-    );
+    const release = holdNextFold(foldClickLog);
     const first = sut.foldClickLog();
     const second = sut.foldClickLog();
     sut.record('a');
