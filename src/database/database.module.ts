@@ -1,6 +1,7 @@
 import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
+import { PostgresDriver } from './postgres-driver.js';
 import { createDatabaseClient, tuneSqlite } from './prisma-client.factory.js';
 import { PrismaService } from './prisma.service.js';
 import { SqliteBackgroundWriter } from './sqlite-background-writer.js';
@@ -18,17 +19,21 @@ import { SqliteBackgroundWriter } from './sqlite-background-writer.js';
       },
     },
     SqliteBackgroundWriter,
+    PostgresDriver,
   ],
-  exports: [PrismaService, SqliteBackgroundWriter],
+  exports: [PrismaService, SqliteBackgroundWriter, PostgresDriver],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   private readonly logger = new Logger(DatabaseModule.name);
 
-  constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
+  constructor(
+    @Inject(PrismaService) private readonly prisma: PrismaService,
+    private readonly postgres: PostgresDriver,
+  ) {}
 
   // Runs after the HTTP server has stopped and in-flight requests (and click flushes) are done.
   async onApplicationShutdown(): Promise<void> {
-    await this.prisma.$disconnect();
+    await Promise.all([this.prisma.$disconnect(), this.postgres.close()]);
     this.logger.log('Database connection closed');
   }
 }

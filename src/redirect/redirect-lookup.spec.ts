@@ -5,6 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/test-d
 import { freePort } from '../../test/support/redis-server.js';
 import { toProblem } from '../common/errors/problem.js';
 import type { AppConfig } from '../config/app-config.js';
+import { PostgresDriver } from '../database/postgres-driver.js';
 import { sqliteFilePath } from '../database/prisma-client.factory.js';
 import { RedirectLookup } from './redirect-lookup.js';
 
@@ -38,8 +39,24 @@ async function postgresWriter(url: string): Promise<Writer> {
   };
 }
 
-const lookupFor = (kind: 'sqlite' | 'postgresql', url: string) =>
-  new RedirectLookup({ databaseKind: kind, databaseUrl: url } as AppConfig);
+/** The driver pool of each lookup under test: the app's DatabaseModule owns and ends it. */
+const drivers = new Map<RedirectLookup, PostgresDriver>();
+
+function lookupFor(kind: 'sqlite' | 'postgresql', url: string): RedirectLookup {
+  const config = { databaseKind: kind, databaseUrl: url } as AppConfig;
+  const driver = new PostgresDriver(config);
+  const lookup = new RedirectLookup(config, driver);
+  drivers.set(lookup, driver);
+  return lookup;
+}
+
+/** What the app's shutdown does for a lookup: its own hook, then the DatabaseModule's pool. */
+async function closeLookup(lookup: RedirectLookup | undefined): Promise<void> {
+  if (!lookup) return;
+  lookup.onApplicationShutdown();
+  await drivers.get(lookup)?.close();
+  drivers.delete(lookup);
+}
 
 describe.each([
   ['sqlite', sqliteWriter],
@@ -57,7 +74,7 @@ describe.each([
   });
 
   afterAll(async () => {
-    await sut?.onApplicationShutdown();
+    await closeLookup(sut);
     await writer?.close();
     await database?.drop();
   });
@@ -109,7 +126,7 @@ describe('RedirectLookup on SQLite: the lookups of one event-loop turn share a r
   });
 
   afterAll(async () => {
-    await sut?.onApplicationShutdown();
+    await closeLookup(sut);
     db?.close();
     await database?.drop();
   });
@@ -164,13 +181,13 @@ describe('RedirectLookup on PostgreSQL under load', () => {
   });
 
   afterAll(async () => {
-    await sut?.onApplicationShutdown();
+    await closeLookup(sut);
     await writer?.close();
     await database?.drop();
   });
 
   it('sends the lookups of one event-loop turn to the database as one query', async () => {
-    const pool = (sut as unknown as { pool: pg.Pool }).pool;
+    const pool = drivers.get(sut)!.pool!;
     await sut.findTarget('Ab3dE9x', 0); // connects and prepares the statement
     const query = jest.spyOn(pool, 'query');
 
@@ -195,7 +212,7 @@ describe('RedirectLookup with PostgreSQL unavailable', () => {
       );
       expect(toProblem(failure)).toMatchObject({ status: 503, error: 'service_unavailable' });
     } finally {
-      await sut.onApplicationShutdown();
+      await closeLookup(sut);
     }
   });
 
@@ -211,7 +228,7 @@ describe('RedirectLookup with PostgreSQL unavailable', () => {
       expect(failure).toMatchObject({ code: '3D000' });
       expect(toProblem(failure)).toMatchObject({ status: 503, error: 'service_unavailable' });
     } finally {
-      await sut.onApplicationShutdown();
+      await closeLookup(sut);
     }
   });
 });

