@@ -48,8 +48,8 @@ interface SqliteLookup {
   commit: Database.Statement;
   /** The cache generation the open read transaction started at; undefined: none is open. */
   generation: number | undefined;
-  /** Lookups in the open read transaction so far. */
-  reads: number;
+  /** Whether a lookup has read in the open read transaction (so its snapshot is taken). */
+  used: boolean;
   endScheduled: boolean;
 }
 
@@ -103,12 +103,13 @@ export class RedirectLookup implements OnApplicationShutdown {
   private findSqliteTarget(code: string, generation: number): string | null {
     const sqlite = this.sqliteLookup();
     if (sqlite.generation !== generation) this.beginTurnRead(sqlite, generation);
-    const fresh = sqlite.reads++ === 0;
+    const fresh = !sqlite.used;
+    sqlite.used = true;
     const target = sqlite.target.get(code);
     if (target !== undefined) return target;
     if (fresh) return null;
     this.beginTurnRead(sqlite, generation);
-    sqlite.reads++;
+    sqlite.used = true;
     return sqlite.target.get(code) ?? null;
   }
 
@@ -117,7 +118,7 @@ export class RedirectLookup implements OnApplicationShutdown {
     // DEFERRED: the snapshot is taken by the first read, after this.
     sqlite.begin.run();
     sqlite.generation = generation;
-    sqlite.reads = 0;
+    sqlite.used = false;
     if (sqlite.endScheduled) return;
     sqlite.endScheduled = true;
     setImmediate(() => {
@@ -167,7 +168,7 @@ export class RedirectLookup implements OnApplicationShutdown {
           begin: db.prepare('BEGIN'),
           commit: db.prepare('COMMIT'),
           generation: undefined,
-          reads: 0,
+          used: false,
           endScheduled: false,
         };
       } catch (error) {
