@@ -11,9 +11,9 @@ import { SqliteBackgroundWriter } from './sqlite-background-writer.js';
   providers: [
     {
       provide: PrismaService,
-      inject: [APP_CONFIG],
-      useFactory: async (config: AppConfig) => {
-        const client = createDatabaseClient(config.databaseKind, config.databaseUrl);
+      inject: [APP_CONFIG, PostgresDriver],
+      useFactory: async (config: AppConfig, postgres: PostgresDriver) => {
+        const client = createDatabaseClient(config.databaseKind, config.databaseUrl, postgres.prismaPool);
         if (config.databaseKind === 'sqlite') await tuneSqlite(client);
         return client;
       },
@@ -32,8 +32,10 @@ export class DatabaseModule implements OnApplicationShutdown {
   ) {}
 
   // Runs after the HTTP server has stopped and in-flight requests (and click flushes) are done.
+  // Prisma first: on PostgreSQL it runs on one of the driver's pools, which are ended after it.
   async onApplicationShutdown(): Promise<void> {
-    await Promise.all([this.prisma.$disconnect(), this.postgres.close()]);
+    await this.prisma.$disconnect();
+    await this.postgres.close();
     this.logger.log('Database connection closed');
   }
 }

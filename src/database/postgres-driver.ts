@@ -4,37 +4,54 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 
 /**
- * Connections of the pool: a redirect lookup batch holds one for a single short query, a click
- * flush one per transaction of `CLICK_FLUSH_BATCH_SIZE` codes (one flush at a time).
+ * Connections of the hot pool: a redirect lookup batch holds one for a single short query, a
+ * click flush one per transaction of `CLICK_FLUSH_BATCH_SIZE` codes (one flush at a time).
  */
-const POOL_SIZE = 4;
+const HOT_POOL_SIZE = 4;
+
+/** Connections of Prisma's pool, which link inserts share (each waits for a commit's fsync). */
+const PRISMA_POOL_SIZE = 10;
 
 /**
- * PostgreSQL straight through the `pg` driver, for the two statements the redirect path runs
- * thousands of times a second: cold lookups (`RedirectLookup`) and click flushes
- * (`RedirectRepository.addClicks`). Everything else goes through Prisma, whose query
+ * PostgreSQL straight through the `pg` driver, for the statements the service runs thousands of
+ * times a second: cold lookups (`RedirectLookup`), click flushes (`RedirectRepository.addClicks`)
+ * and link inserts (`LinksRepository`). Everything else goes through Prisma, whose query
  * interpretation and parameter conversion across the driver adapter cost more CPU than these
  * queries themselves (a lookup: ~90–145 µs through Prisma; a flushed click count: ~3.1 µs of the
- * service's CPU through Prisma, ~0.8 µs through this pool).
+ * service's CPU through Prisma, ~0.8 µs through the driver).
  *
- * `pool` is undefined on SQLite. Owned by the global DatabaseModule, which ends it at shutdown
- * after the feature modules' hooks, i.e. after the last click flush.
+ * Two pools, both undefined on SQLite:
+ * - `pool`, small, for the redirect path's short statements, so that they never queue behind
+ *   API requests;
+ * - `prismaPool`, the connections Prisma's driver adapter runs on (`createDatabaseClient`), also
+ *   used for link inserts: a creation is one statement that waits for its commit, like the API's
+ *   other writes, and sharing the pool adds no connections.
+ *
+ * Owned by the global DatabaseModule, which ends them at shutdown after the feature modules'
+ * hooks (i.e. after the last click flush) and after Prisma has disconnected.
  */
 @Injectable()
 export class PostgresDriver {
   private readonly logger = new Logger(PostgresDriver.name);
   readonly pool?: pg.Pool;
+  readonly prismaPool?: pg.Pool;
 
   constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'databaseKind' | 'databaseUrl'>) {
     if (config.databaseKind !== 'postgresql') return;
-    this.pool = new pg.Pool({ connectionString: config.databaseUrl, max: POOL_SIZE, connectionTimeoutMillis: 5000 });
-    // An idle connection that breaks (database restart, network cut) is reported here; the pool
-    // discards it and opens a new one when needed. Without a listener the 'error' event would
-    // crash the process.
-    this.pool.on('error', (error) => this.logger.warn(`Idle PostgreSQL driver connection failed: ${error.message}`));
+    this.pool = this.createPool(config.databaseUrl, HOT_POOL_SIZE, 'redirect path');
+    this.prismaPool = this.createPool(config.databaseUrl, PRISMA_POOL_SIZE, 'Prisma');
   }
 
   async close(): Promise<void> {
-    await this.pool?.end();
+    await Promise.all([this.pool?.end(), this.prismaPool?.end()]);
+  }
+
+  private createPool(connectionString: string, max: number, role: string): pg.Pool {
+    const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5000 });
+    // An idle connection that breaks (database restart, network cut) is reported here; the pool
+    // discards it and opens a new one when needed. Without a listener the 'error' event would
+    // crash the process.
+    pool.on('error', (error) => this.logger.warn(`Idle PostgreSQL connection (${role}) failed: ${error.message}`));
+    return pool;
   }
 }

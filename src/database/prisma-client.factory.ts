@@ -2,6 +2,7 @@ import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import type pg from 'pg';
 import { PrismaClient as PostgresClient } from '../generated/postgresql/client.js';
 import { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
 import type { DatabaseKind } from '../config/app-config.js';
@@ -14,15 +15,20 @@ export type DatabaseClient = InstanceType<typeof SqliteClient>;
 
 /** The path of a `file:` URL, relative paths resolved against the working directory. */
 export function sqliteFilePath(url: string): string {
-  const path = url.slice('file:'.length).replace(/^\/\/(?=\/)/, '').split('?')[0];
+  const path = url
+    .slice('file:'.length)
+    .replace(/^\/\/(?=\/)/, '')
+    .split('?')[0];
   return resolve(path);
 }
 
 /**
  * Creates the Prisma client for DATABASE_URL with the matching driver adapter. The SQLite file's
- * folder is created on first start so `npm start` works on a fresh clone.
+ * folder is created on first start so `npm start` works on a fresh clone. On PostgreSQL the
+ * service passes its own pool (`PostgresDriver.prismaPool`, which link inserts share); without
+ * one the adapter opens a pool of 10 connections.
  */
-export function createDatabaseClient(kind: DatabaseKind, url: string, poolSize = 10): DatabaseClient {
+export function createDatabaseClient(kind: DatabaseKind, url: string, pool?: pg.Pool): DatabaseClient {
   if (kind === 'sqlite') {
     const file = sqliteFilePath(url);
     mkdirSync(dirname(file), { recursive: true });
@@ -30,7 +36,7 @@ export function createDatabaseClient(kind: DatabaseKind, url: string, poolSize =
     return new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 5000 }) });
   }
   const client = new PostgresClient({
-    adapter: new PrismaPg({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5000 }),
+    adapter: new PrismaPg(pool ?? { connectionString: url, max: 10, connectionTimeoutMillis: 5000 }),
   });
   return client as unknown as DatabaseClient;
 }

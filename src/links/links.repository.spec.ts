@@ -1,5 +1,7 @@
+import { jest } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
 import type { AppConfig } from '../config/app-config.js';
+import { PostgresDriver } from '../database/postgres-driver.js';
 import { createDatabaseClient, tuneSqlite, type DatabaseClient } from '../database/prisma-client.factory.js';
 import { SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
 import { prepareDatabase } from '../database/startup-migrations.js';
@@ -21,7 +23,11 @@ describe('LinksRepository on SQLite', () => {
     prisma = createDatabaseClient('sqlite', database.url);
     await tuneSqlite(prisma);
     writer = new SqliteBackgroundWriter({ databaseKind: 'sqlite', databaseUrl: database.url } as AppConfig);
-    sut = new LinksRepository(prisma, writer);
+    sut = new LinksRepository(
+      prisma,
+      writer,
+      new PostgresDriver({ databaseKind: 'sqlite', databaseUrl: database.url }),
+    );
   });
 
   afterEach(async () => {
@@ -56,5 +62,79 @@ describe('LinksRepository on SQLite', () => {
 
     expect(second).toBeNull();
     expect(await prisma.link.findUnique({ where: { code: 'taken01' } })).toEqual(first);
+  });
+});
+
+/**
+ * On PostgreSQL, links are inserted through the driver on Prisma's own pool: the row must be
+ * exactly what Prisma reads back.
+ */
+describe('LinksRepository on PostgreSQL', () => {
+  let database: TestDatabase;
+  let postgres: PostgresDriver;
+  let prisma: DatabaseClient;
+  let sut: LinksRepository;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('postgresql');
+    await prepareDatabase(database.url, { migrateOnStart: true, log: () => undefined });
+    const config = { databaseKind: 'postgresql', databaseUrl: database.url } as AppConfig;
+    postgres = new PostgresDriver(config);
+    prisma = createDatabaseClient('postgresql', database.url, postgres.prismaPool);
+    sut = new LinksRepository(prisma, new SqliteBackgroundWriter(config), postgres);
+  });
+
+  afterEach(() => jest.restoreAllMocks());
+
+  afterAll(async () => {
+    await prisma.$disconnect();
+    await postgres.close();
+    await database.drop();
+  });
+
+  it('inserts exactly what Prisma reads back', async () => {
+    const created = await sut.insertIfCodeFree({
+      code: 'abc1234',
+      url: 'https://example.com/abc1234',
+      accountId: null,
+    });
+    const stored = await prisma.link.findUnique({ where: { code: 'abc1234' } });
+
+    expect(created).not.toBeNull();
+    expect(stored).toEqual(created);
+    expect(stored?.createdAt.getTime()).toBe(created?.createdAt.getTime());
+  });
+
+  // `created_at` has no time zone and holds UTC: a Date would go in the process's local time,
+  // which Jest cannot change in-process (the specs run in UTC), so the value sent is checked.
+  it("sends the creation time as UTC text, whatever the process's time zone", async () => {
+    const query = jest.spyOn(postgres.prismaPool!, 'query');
+
+    const created = await sut.insertIfCodeFree({ code: 'utc0001', url: 'https://example.com/utc', accountId: null });
+
+    const [config] = query.mock.calls[0] as unknown as [{ values: unknown[] }];
+    expect(config.values[3]).toBe(created?.createdAt.toISOString());
+  });
+
+  it('answers null, changing nothing, for a code that is taken', async () => {
+    const first = await sut.insertIfCodeFree({ code: 'taken01', url: 'https://example.com/first', accountId: null });
+
+    const second = await sut.insertIfCodeFree({ code: 'taken01', url: 'https://example.com/second', accountId: null });
+
+    expect(second).toBeNull();
+    expect(await prisma.link.findUnique({ where: { code: 'taken01' } })).toEqual(first);
+  });
+
+  it("stores the owner of an account's link", async () => {
+    const account = await prisma.account.create({ data: { email: 'owner@example.com' } });
+
+    const created = await sut.insertIfCodeFree({
+      code: 'owned01',
+      url: 'https://example.com/owned',
+      accountId: account.id,
+    });
+
+    expect(await prisma.link.findUnique({ where: { code: 'owned01' } })).toEqual(created);
+    expect(created?.accountId).toBe(account.id);
   });
 });
