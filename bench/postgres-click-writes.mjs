@@ -3,8 +3,8 @@
 // uniformly random codes (the benchmark's cold-redirect pattern). Not the service: a design
 // study, so that the figures quoted in the README ("Known limits") can be reproduced.
 //
-// For each link count and fill factor of `links` it measures, as the database server's CPU
-// (the backend's utime + stime from /proc) per code and per click, and WAL bytes per code:
+// For each link count and fill factor of `links` it measures, as the database server's CPU (the
+// backend's utime + stime from /proc, `cpuMicros`) per code and per click, and WAL bytes per code:
 //   - per-second flushes: what the service does today, each second's distinct codes in
 //     `UPDATE … FROM unnest()` statements of 500 codes;
 //   - a fold of a minute's counts in one statement (the planner joins by hash over a sequential
@@ -16,12 +16,12 @@
 //        [--rate 36000]   (needs `npm run build` for the migrations, and PostgreSQL on this
 //        machine at BENCH_POSTGRES_URL, default postgresql://postgres@127.0.0.1:5432/postgres)
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { seededCode } from './lib/codes.mjs';
+import { cpuMicros } from './lib/processes.mjs';
 import { benchAccount, seedPostgres } from './lib/seed.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -80,10 +80,6 @@ async function measure(links, fillfactor) {
       'CREATE TABLE click_log (id bigserial PRIMARY KEY, codes text[] NOT NULL, counts int[] NOT NULL)',
     );
     const { pid } = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0];
-    const cpuMicros = () => {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * 10_000; // clock ticks of 10 ms
-    };
     const lsn = async () => (await client.query('SELECT pg_current_wal_lsn() AS lsn')).rows[0].lsn;
     const walBytes = async (from) =>
       Number((await client.query('SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1) AS d', [from])).rows[0].d);
@@ -96,9 +92,9 @@ async function measure(links, fillfactor) {
       for (let round = 0; round < rounds; round++) {
         const batch = clicks(links, seconds);
         const from = await lsn();
-        const before = cpuMicros();
+        const before = cpuMicros(pid);
         await write(batch.counts);
-        cpu += cpuMicros() - before;
+        cpu += cpuMicros(pid) - before;
         wal += await walBytes(from);
         codes += batch.counts.size;
         clicked += batch.clicks;

@@ -25,8 +25,8 @@ export function sqliteFilePath(url: string): string {
 /**
  * Creates the Prisma client for DATABASE_URL with the matching driver adapter. The SQLite file's
  * folder is created on first start so `npm start` works on a fresh clone. On PostgreSQL the
- * service passes its own pool (`PostgresDriver.prismaPool`, which link inserts share); without
- * one the adapter opens a pool of 10 connections.
+ * adapter runs on `PostgresDriver.prismaPool`, which link inserts share and which is sized and
+ * ended there.
  */
 export function createDatabaseClient(kind: DatabaseKind, url: string, pool?: pg.Pool): DatabaseClient {
   if (kind === 'sqlite') {
@@ -35,9 +35,8 @@ export function createDatabaseClient(kind: DatabaseKind, url: string, pool?: pg.
     // A busy timeout lets the CLI and a running server share the file without SQLITE_BUSY.
     return new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 5000 }) });
   }
-  const client = new PostgresClient({
-    adapter: new PrismaPg(pool ?? { connectionString: url, max: 10, connectionTimeoutMillis: 5000 }),
-  });
+  if (!pool) throw new Error('A PostgreSQL client runs on the driver pool (PostgresDriver.prismaPool)');
+  const client = new PostgresClient({ adapter: new PrismaPg(pool) });
   return client as unknown as DatabaseClient;
 }
 

@@ -112,8 +112,9 @@ describe('LinksRepository on PostgreSQL', () => {
 
     const created = await sut.insertIfCodeFree({ code: 'utc0001', url: 'https://example.com/utc', accountId: null });
 
-    const [config] = query.mock.calls[0] as unknown as [{ values: unknown[] }];
-    expect(config.values[3]).toBe(created?.createdAt.toISOString());
+    const configs = query.mock.calls.map(([config]) => config as unknown as { name?: string; values: unknown[] });
+    const insert = configs.find((config) => config.name === 'insert-link');
+    expect(insert?.values[3]).toBe(created?.createdAt.toISOString());
   });
 
   it('answers null, changing nothing, for a code that is taken', async () => {
