@@ -8,7 +8,7 @@ import { EarlyRequests } from './common/http/early-requests.js';
 import { registerJsonBodyParser } from './common/http/json-body-parser.js';
 import type { AppConfig } from './config/app-config.js';
 import { registerRequestLogging } from './logging/request-logging.js';
-import { closeConnectionsWhenClosing } from './scale-out/graceful-shutdown.js';
+import { closeConnectionsWhenClosing } from './lifecycle/graceful-shutdown.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
 /** Request bodies are tiny JSON objects; anything over 1 MiB is refused with 413. */

@@ -12,7 +12,7 @@ import { RedirectModule } from './redirect/redirect.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { ScaleOutModule } from './scale-out/scale-out.module.js';
-import { TokensModule } from './tokens/tokens.module.js';
+import { TokensModule } from './auth/tokens.module.js';
 import { loggerOptions } from './logging/logger.options.js';
 
 @Module({})

@@ -1,6 +1,6 @@
 import { SCOPES } from '../src/auth/scopes.js';
 import { generateRawToken } from '../src/auth/token-secret.js';
-import { TokensService } from '../src/tokens/tokens.service.js';
+import { TokensService } from '../src/auth/tokens.service.js';
 import { dumpDatabase } from './support/database-dump.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { startServerProcess } from './support/server-process.js';

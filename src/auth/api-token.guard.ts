@@ -1,7 +1,7 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '../common/errors/api-error.js';
-import { TokensService } from '../tokens/tokens.service.js';
+import { TokensService } from './tokens.service.js';
 import { AUTH_POLICY, type AuthenticatedRequest, type AuthPolicy } from './auth.decorators.js';
 import { extractToken } from './token-extraction.js';
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
-import { TokensModule } from '../tokens/tokens.module.js';
+import { TokensModule } from './tokens.module.js';
 import { ApiTokenGuard } from './api-token.guard.js';
 
 @Module({

@@ -3,7 +3,7 @@ import { AccountsModule } from '../accounts/accounts.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ConfigModule } from '../config/config.module.js';
 import { DatabaseModule } from '../database/database.module.js';
-import { TokensModule } from '../tokens/tokens.module.js';
+import { TokensModule } from '../auth/tokens.module.js';
 
 /** What the command-line tool needs: configuration, the database and the two services, no HTTP. */
 @Module({})

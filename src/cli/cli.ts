@@ -5,7 +5,7 @@ import { AccountExistsError, AccountsService } from '../accounts/accounts.servic
 import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
 import { ConfigError, loadConfig } from '../config/app-config.js';
 import { prepareDatabase } from '../database/startup-migrations.js';
-import { TokensService } from '../tokens/tokens.service.js';
+import { TokensService } from '../auth/tokens.service.js';
 import { CliModule } from './cli.module.js';
 
 /** A problem the user can fix: printed as one line on stderr, exit status 1, no stack trace. */

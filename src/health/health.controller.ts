@@ -3,7 +3,7 @@ import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators.js';
 import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
 import { HealthRepository } from './health.repository.js';
-import { ShutdownDrain } from './shutdown-drain.js';
+import { ShutdownDrain } from '../lifecycle/shutdown-drain.js';
 
 export class HealthDto {
   // Written out: the swagger plugin only reads classes in *.dto.ts files.

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AccountsService } from '../../src/accounts/accounts.service.js';
 import { SCOPES, type Scope } from '../../src/auth/scopes.js';
-import { TokensService } from '../../src/tokens/tokens.service.js';
+import { TokensService } from '../../src/auth/tokens.service.js';
 import type { TestApp } from './test-app.js';
 
 export interface TestAccount {

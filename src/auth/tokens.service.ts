@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { hashToken, generateRawToken, tokenPrefix, looksLikeToken } from '../auth/token-secret.js';
-import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
+import { hashToken, generateRawToken, tokenPrefix, looksLikeToken } from './token-secret.js';
+import { isScope, SCOPES, type Scope } from './scopes.js';
 import { TokensRepository, type TokenRecord } from './tokens.repository.js';
 
 /** A token as its owner may see it: never the raw value or its hash. */
