@@ -456,7 +456,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Payload Too Large. `payload_too_large`: the body exceeds 1 MiB. */
+            /** @description Payload Too Large. `payload_too_large`: the body exceeds the limit: 1 MiB (10 MiB for `POST /api/links/bulk`); see "Request bodies". */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -643,7 +643,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["ProblemDto"];
                 };
             };
-            /** @description Payload Too Large. `payload_too_large`: the body exceeds 1 MiB. */
+            /** @description Payload Too Large. `payload_too_large`: the body exceeds the limit: 1 MiB (10 MiB for `POST /api/links/bulk`); see "Request bodies". */
             413: {
                 headers: {
                     [name: string]: unknown;

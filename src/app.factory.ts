@@ -4,6 +4,7 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { AppModule } from './app.module.js';
 import { configureApp } from './app.setup.js';
 import { sendProblem } from './common/errors/problem-details.filter.js';
+import { DEFAULT_BODY_LIMIT, registerBodyLimits } from './common/http/body-limits.js';
 import { EarlyRequests } from './common/http/early-requests.js';
 import { registerJsonBodyParser } from './common/http/json-body-parser.js';
 import type { AppConfig } from './config/app-config.js';
@@ -11,16 +12,14 @@ import { registerRequestLogging } from './logging/request-logging.js';
 import { closeConnectionsWhenClosing } from './lifecycle/graceful-shutdown.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
-/** Request bodies are tiny JSON objects; anything over 1 MiB is refused with 413. */
-export const BODY_LIMIT_BYTES = 1024 * 1024;
-
 /** Builds the configured (not yet listening) application. */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
   const adapter = new FastifyAdapter({
     // The HTTP server Fastify would create, with a seat in front of it for cached redirects
     // (see src/redirect/redirect-fast-path.ts).
     serverFactory: new EarlyRequests().serverFactory,
-    bodyLimit: BODY_LIMIT_BYTES,
+    // Per-route limits and what a refused client sees: src/common/http/body-limits.ts.
+    bodyLimit: DEFAULT_BODY_LIMIT,
     // Requests reaching a closing instance are served, not refused (see graceful-shutdown.ts).
     return503OnClosing: false,
     // TRUST_PROXY=true believes exactly one proxy hop: the client IP is the address the load
@@ -38,6 +37,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   // media type is refused by Fastify with 415 before a handler runs.
   adapter.getInstance().removeContentTypeParser('text/plain');
   registerJsonBodyParser(adapter.getInstance());
+  registerBodyLimits(adapter.getInstance());
   closeConnectionsWhenClosing(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: true,

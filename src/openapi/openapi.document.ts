@@ -47,6 +47,15 @@ JSON endpoints answer errors as RFC 9457 problem details (\`application/problem+
 (429), \`service_unavailable\` (503: the database is unreachable; retry later). \`GET /api/s\` answers
 the same names as plain text: \`error: invalid_url\`.
 
+## Request bodies
+
+Bodies are JSON (\`Content-Type: application/json\`) of at most 1 MiB (\`POST /api/links/bulk\`:
+10 MiB). A bigger body answers \`413 payload_too_large\`, whose \`detail\` names the limit, and the
+client always gets to read it: with \`Expect: 100-continue\` and a \`Content-Length\` over the
+limit the 413 comes at once (no \`100 Continue\`, so the body is never sent); otherwise the
+service reads and discards the rest of the body (up to 256 MiB, for at most 10 seconds) before
+the connection is reused or closed.
+
 ## Rate limits
 
 Anonymous creating calls (\`GET /api/s\` and \`POST /api/links\` without a token) share one

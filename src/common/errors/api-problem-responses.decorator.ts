@@ -42,7 +42,11 @@ const CATALOGUE: Record<ErrorName, { status: number; when: string; detail: strin
     when: '`custom_code` is already in use',
     detail: 'The code "spring-sale" is already taken',
   },
-  payload_too_large: { status: 413, when: 'the body exceeds 1 MiB', detail: 'The request body exceeds 1 MiB' },
+  payload_too_large: {
+    status: 413,
+    when: 'the body exceeds the limit: 1 MiB (10 MiB for `POST /api/links/bulk`); see "Request bodies"',
+    detail: 'The request body exceeds 1 MiB',
+  },
   unsupported_media_type: {
     status: 415,
     when: 'the body is not sent as `application/json`',

@@ -1,5 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { DEFAULT_BODY_LIMIT, describeLimit } from '../http/body-limits.js';
 import { toProblem } from './problem.js';
 
 /**
@@ -35,6 +36,7 @@ export function sendProblem(exception: unknown, reply: FastifyReply, logger: Log
   const { isServerFault, ...body } = toProblem(exception);
   if (isServerFault) logServerFault(exception, reply, logger);
   decorate(reply, body.status);
+  if (body.error === 'payload_too_large') body.detail = `The request body exceeds ${describeLimit(bodyLimitOf(reply))}`;
   void reply.status(body.status).type('application/problem+json').send(JSON.stringify(body));
 }
 
@@ -47,6 +49,12 @@ export function logServerFault(exception: unknown, reply: FastifyReply, logger: 
   const requestLog = (reply.request as Partial<FastifyRequest> | undefined)?.requestLog;
   if (requestLog) requestLog.error({ context: 'Errors', err: exception });
   else logger.error(exception);
+}
+
+/** The limit of the route that refused the body (routes may have their own, see body-limits.ts). */
+function bodyLimitOf(reply: FastifyReply): number {
+  const routeOptions = (reply.request as Partial<FastifyRequest> | undefined)?.routeOptions;
+  return routeOptions?.bodyLimit ?? DEFAULT_BODY_LIMIT;
 }
 
 function decorate(reply: FastifyReply, status: number): void {

@@ -70,7 +70,9 @@ function isDatabaseUnavailable(exception: unknown): boolean {
     const kind = cause?.kind ?? '';
     const code = cause?.code ?? '';
     return (
-      /DatabaseNotReachable|DatabaseDoesNotExist|DatabaseAccessDenied|ConnectionClosed|SocketTimeout|TooManyConnections/.test(kind) ||
+      /DatabaseNotReachable|DatabaseDoesNotExist|DatabaseAccessDenied|ConnectionClosed|SocketTimeout|TooManyConnections/.test(
+        kind,
+      ) ||
       // 57P0x: server shutting down or connection terminated; 08xxx: connection exceptions;
       // 55000 here: the database refuses connections (ALLOW_CONNECTIONS false, maintenance).
       // 3D000: the database does not exist (yet, or any more); SQLITE_BUSY: locked past the timeout.
@@ -86,12 +88,14 @@ function isDatabaseUnavailable(exception: unknown): boolean {
  */
 export function toProblem(exception: unknown): Problem & { isServerFault: boolean } {
   if (exception instanceof ApiError) {
-    return { ...problem(exception.getStatus(), exception.errorName, exception.detail, exception.fieldErrors), isServerFault: false };
+    return {
+      ...problem(exception.getStatus(), exception.errorName, exception.detail, exception.fieldErrors),
+      isServerFault: false,
+    };
   }
   // Nest wraps Fastify's own request errors in an HttpException whose cause is the original.
   const fastify = (exception instanceof HttpException ? exception.cause : exception) as
-    | { code?: string; statusCode?: number; message?: string }
-    | undefined;
+    { code?: string; statusCode?: number; message?: string } | undefined;
   const known = fastify?.code ? FASTIFY_ERRORS[fastify.code] : undefined;
   if (known) return { ...problem(known.status, known.error, known.detail), isServerFault: false };
   if (exception instanceof HttpException) {
