@@ -4,6 +4,8 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { AppModule } from './app.module.js';
 import { configureApp } from './app.setup.js';
 import { sendProblem } from './common/errors/problem-details.filter.js';
+import { registerCrossOrigin } from './common/http/cross-origin.js';
+import { registerSecurityHeaders } from './common/http/security-headers.js';
 import { DEFAULT_BODY_LIMIT, registerBodyLimits } from './common/http/body-limits.js';
 import { EarlyRequests } from './common/http/early-requests.js';
 import { registerJsonBodyParser } from './common/http/json-body-parser.js';
@@ -44,5 +46,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     bodyParser: false,
   });
   registerRequestLogging(adapter.getInstance());
+  await registerSecurityHeaders(app, config);
+  await registerCrossOrigin(app, config);
   return configureApp(app);
 }

@@ -23,7 +23,7 @@ function bodyOf(size: number): Uint8Array {
 
 /** POSTs a body through Node's fetch (undici, as the SDK does); the outcome, never a throw. */
 async function post(
-  body: BodyInit,
+  body: NonNullable<RequestInit['body']>,
   init: RequestInit = {},
 ): Promise<{ status: number; error?: string; failure?: string }> {
   try {
@@ -85,7 +85,7 @@ describe('a chunked body over the limit (no Content-Length)', () => {
           controller.enqueue(chunk);
         },
       });
-      outcomes.push(await post(stream as BodyInit, { duplex: 'half' }));
+      outcomes.push(await post(stream as NonNullable<RequestInit['body']>, { duplex: 'half' }));
     }
     expect(outcomes).toEqual(Array.from({ length: 20 }, () => ({ status: 413, error: 'payload_too_large' })));
   });

@@ -1,27 +1,12 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page, type Request } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
+import { launchChromium } from './support/chromium.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
-/** Debian's Chromium (`apt-get install chromium`; .ci/run installs it). */
-const CHROMIUM = '/usr/bin/chromium';
-
-// A quiet, offline browser: nothing of its own reaches the network, so every request the test
-// sees comes from the page.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
 /**
  * Swagger UI at /docs, in a real browser: it loads entirely from the service (nothing from the
- * internet), "Authorize" works with either token scheme, and "Try it out" creates a link.
+ * internet), under its Content-Security-Policy, "Authorize" works with either token scheme, and
+ * "Try it out" creates a link.
  * Runs once (not per database): the page is the same on both.
  */
 describe('Swagger UI at /docs in Chromium', () => {
@@ -33,14 +18,9 @@ describe('Swagger UI at /docs in Chromium', () => {
   const failures: string[] = [];
 
   beforeAll(async () => {
-    // Never skipped: a missing browser is a broken machine setup, and must fail loudly.
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: install Debian's Chromium (apt-get install -y chromium)`);
-    }
     testApp = await startTestApp();
     account = await createAccountWithToken(testApp);
-    // launch() gives the browser a fresh, temporary user-data-dir.
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+    browser = await launchChromium();
     const context = await browser.newContext();
     context.on('request', (request) => requests.push(request));
     context.on('requestfailed', (request) =>
@@ -54,6 +34,10 @@ describe('Swagger UI at /docs in Chromium', () => {
     // Fail fast on a changed selector instead of waiting out Playwright's 30 s default.
     page.setDefaultTimeout(10_000);
     page.on('pageerror', (error) => failures.push(`page error: ${error.message}`));
+    // The page runs under its Content-Security-Policy: anything it refuses is a failure.
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) failures.push(`CSP: ${message.text()}`);
+    });
   });
 
   afterAll(async () => {

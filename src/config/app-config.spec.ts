@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       redirectCacheTtlSeconds: 300,
       clickFlushIntervalMs: 1000,
       shutdownDelayMs: 0,
+      corsOrigins: [],
     });
   });
 
@@ -43,6 +44,7 @@ describe('loadConfig', () => {
       REDIRECT_CACHE_TTL_SECONDS: '0',
       CLICK_FLUSH_INTERVAL_MS: '250',
       SHUTDOWN_DELAY_MS: '5000',
+      CORS_ORIGINS: 'https://app.example, http://localhost:5173',
     });
 
     expect(sut).toEqual({
@@ -60,6 +62,7 @@ describe('loadConfig', () => {
       redirectCacheTtlSeconds: 0,
       clickFlushIntervalMs: 250,
       shutdownDelayMs: 5000,
+      corsOrigins: ['https://app.example', 'http://localhost:5173'],
     });
   });
 
@@ -105,6 +108,12 @@ describe('loadConfig', () => {
     ['CLICK_FLUSH_INTERVAL_MS', '5'],
     ['SHUTDOWN_DELAY_MS', '-1'],
     ['SHUTDOWN_DELAY_MS', '300001'],
+    ['CORS_ORIGINS', 'app.example'],
+    ['CORS_ORIGINS', 'https://app.example/'],
+    ['CORS_ORIGINS', 'https://app.example/path'],
+    ['CORS_ORIGINS', 'https://a.example,,https://b.example'],
+    ['CORS_ORIGINS', 'ftp://files.example'],
+    ['CORS_ORIGINS', '*,https://a.example'],
   ])('refuses %s=%s with one line naming the variable', (variable, value) => {
     let thrown: unknown;
     try {
@@ -127,6 +136,20 @@ describe('loadConfig', () => {
     ['TRUST_PROXY', 'maybe', 'Invalid configuration: TRUST_PROXY="maybe" must be a boolean value'],
   ])('explains why %s=%s is refused', (variable, value, message) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(new ConfigError(message));
+  });
+});
+
+describe('CORS_ORIGINS', () => {
+  it('takes * for any origin', () => {
+    expect(loadConfig({ CORS_ORIGINS: ' * ' }).corsOrigins).toBe('*');
+  });
+
+  it('explains what it expects', () => {
+    expect(() => loadConfig({ CORS_ORIGINS: 'https://app.example/' })).toThrow(
+      new ConfigError(
+        'Invalid configuration: CORS_ORIGINS="https://app.example/" must be * or a comma-separated list of origins such as https://app.example or http://localhost:5173 (scheme, host and port only, no path or trailing slash)',
+      ),
+    );
   });
 });
 

@@ -1,6 +1,17 @@
 import 'reflect-metadata';
 import { plainToInstance, Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Matches, Max, Min, validateSync } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  ValidateBy,
+  validateSync,
+} from 'class-validator';
 
 export type DatabaseKind = 'sqlite' | 'postgresql';
 
@@ -25,6 +36,8 @@ export interface AppConfig {
   clickFlushIntervalMs: number;
   /** How long a stopping instance keeps serving, with readiness failing, before it closes. */
   shutdownDelayMs: number;
+  /** Origins whose pages may call the API from a browser (CORS): a list, `*` for any, none by default. */
+  corsOrigins: string[] | '*';
 }
 
 /** Thrown for a bad environment variable; its message is the one line printed at start-up. */
@@ -44,58 +57,131 @@ const toBoolean = ({ value }: { value: unknown }) => {
 const toInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\s*-?\d+\s*$/.test(value) ? Number(value) : value;
 
+// "https://a.example, http://localhost:5173" → a list; "*" stays "*". An entry that is not an
+// origin is kept as given, so the check below can name it.
+const toCorsOrigins = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  if (value.trim() === '*') return '*';
+  return value.split(',').map((entry) => entry.trim());
+};
+
+/** True for exactly `scheme://host[:port]` (http or https), as a browser sends it in `Origin`. */
+function isOrigin(entry: string): boolean {
+  try {
+    const url = new URL(entry);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === entry;
+  } catch {
+    return false;
+  }
+}
+
+function IsCorsOrigins() {
+  return ValidateBy({
+    name: 'isCorsOrigins',
+    validator: {
+      validate: (value: unknown) =>
+        value === '*' || (Array.isArray(value) && value.every((entry) => isOrigin(String(entry)))),
+      defaultMessage: () =>
+        'must be * or a comma-separated list of origins such as https://app.example or http://localhost:5173 (scheme, host and port only, no path or trailing slash)',
+    },
+  });
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 /** The environment as it may be given; every variable is optional. */
 class EnvironmentVariables {
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(65535)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
   PORT?: number;
 
-  @IsOptional() @IsString()
+  @IsOptional()
+  @IsString()
   HOST?: string;
 
-  @IsOptional() @Matches(/^(file:|postgres:\/\/|postgresql:\/\/)/, {
+  @IsOptional()
+  @Matches(/^(file:|postgres:\/\/|postgresql:\/\/)/, {
     message: 'must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)',
   })
   DATABASE_URL?: string;
 
-  @IsOptional() @Matches(/^https?:\/\/[^/\s?#]+(\/[^\s?#]*[^/\s?#])?$/, {
+  @IsOptional()
+  @Matches(/^https?:\/\/[^/\s?#]+(\/[^\s?#]*[^/\s?#])?$/, {
     message: 'must be an absolute http(s) URL without a trailing slash, query or fragment',
   })
   SHORT_BASE_URL?: string;
 
-  @IsOptional() @Matches(/^rediss?:\/\//, { message: 'must start with redis:// or rediss://' })
+  @IsOptional()
+  @Matches(/^rediss?:\/\//, { message: 'must start with redis:// or rediss://' })
   REDIS_URL?: string;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1) @Max(86400)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(86400)
   RATE_LIMIT_WINDOW_SECONDS?: number;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
   RATE_LIMIT_ANONYMOUS?: number;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(1)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
   RATE_LIMIT_TOKEN?: number;
 
-  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
   TRUST_PROXY?: boolean;
 
-  @IsOptional() @IsIn(LOG_LEVELS)
+  @IsOptional()
+  @IsIn(LOG_LEVELS)
   LOG_LEVEL?: string;
 
-  @IsOptional() @Transform(toBoolean) @IsBoolean()
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
   MIGRATE_ON_START?: boolean;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
   REDIRECT_CACHE_SIZE?: number;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(86400)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(86400)
   REDIRECT_CACHE_TTL_SECONDS?: number;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(10) @Max(60000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(10)
+  @Max(60000)
   CLICK_FLUSH_INTERVAL_MS?: number;
 
-  @IsOptional() @Transform(toInteger) @IsInt() @Min(0) @Max(300000)
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(300000)
   SHUTDOWN_DELAY_MS?: number;
+
+  @IsOptional()
+  @Transform(toCorsOrigins)
+  @IsCorsOrigins()
+  CORS_ORIGINS?: string[] | '*';
 }
 
 /** The variables read; anything else in the environment is ignored. */
@@ -115,6 +201,7 @@ const VARIABLES = [
   'REDIRECT_CACHE_TTL_SECONDS',
   'CLICK_FLUSH_INTERVAL_MS',
   'SHUTDOWN_DELAY_MS',
+  'CORS_ORIGINS',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
 export function databaseKindOf(url: string): DatabaseKind {
@@ -167,5 +254,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     redirectCacheTtlSeconds: parsed.REDIRECT_CACHE_TTL_SECONDS ?? 300,
     clickFlushIntervalMs: parsed.CLICK_FLUSH_INTERVAL_MS ?? 1000,
     shutdownDelayMs: parsed.SHUTDOWN_DELAY_MS ?? 0,
+    corsOrigins: parsed.CORS_ORIGINS ?? [],
   };
 }

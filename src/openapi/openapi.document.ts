@@ -56,6 +56,14 @@ limit the 413 comes at once (no \`100 Continue\`, so the body is never sent); ot
 service reads and discards the rest of the body (up to 256 MiB, for at most 10 seconds) before
 the connection is reused or closed.
 
+## From a browser
+
+Pages on other origins (a web app, a browser extension) may call \`/api/*\` and load
+\`/openapi.json\` when the service lists their origin in \`CORS_ORIGINS\` (or sets it to \`*\`).
+Preflights allow \`X-API-Key\`, \`Authorization\`, \`Content-Type\` and \`Idempotency-Key\`, and
+expose \`Location\`, \`Retry-After\` and the \`X-RateLimit-*\` headers. Cookies are never accepted:
+send the token in a header.
+
 ## Rate limits
 
 Anonymous creating calls (\`GET /api/s\` and \`POST /api/links\` without a token) share one

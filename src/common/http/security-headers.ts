@@ -1,0 +1,53 @@
+import helmet from '@fastify/helmet';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { IncomingMessage } from 'node:http';
+import type { AppConfig } from '../../config/app-config.js';
+import { REDIRECT_ROUTE } from '../../redirect/redirect-fast-path.js';
+
+/**
+ * Swagger UI's page carries inline <style> blocks and React sets style attributes, so `/docs`
+ * needs inline styles; its scripts are all files served from here, so no inline script.
+ */
+const stylesFor = (request: IncomingMessage): string =>
+  request.url?.startsWith('/docs') ? "'self' 'unsafe-inline'" : "'self'";
+
+/**
+ * Security headers on every answer but redirects, through @fastify/helmet. The policy is made for
+ * server-rendered pages whose every asset is served by the service itself: scripts, styles,
+ * images and fonts from this origin only (images may also be `data:` URLs), forms posting to
+ * this origin, no framing, no plugins. JSON answers get it too: harmless, and a browser that is
+ * tricked into rendering one as HTML still runs nothing.
+ */
+export async function registerSecurityHeaders(app: NestFastifyApplication, config: AppConfig): Promise<void> {
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'none'"],
+        scriptSrc: ["'self'"],
+        styleSrc: [(request) => stylesFor(request)],
+        imgSrc: ["'self'", 'data:'],
+        fontSrc: ["'self'"],
+        connectSrc: ["'self'"],
+        manifestSrc: ["'self'"],
+        formAction: ["'self'"],
+        frameAncestors: ["'none'"],
+        baseUri: ["'none'"],
+        objectSrc: ["'none'"],
+      },
+    },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'same-origin' },
+    // Only where the service is reached over https: HSTS on plain http would be ignored at best.
+    strictTransportSecurity: config.shortBaseUrl.startsWith('https:') ? { maxAge: 31_536_000 } : false,
+  });
+  // Redirect answers stay as small as they are on the fast path (src/redirect/redirect-fast-path.ts),
+  // which answers cached codes before Fastify, and so before any hook.
+  app
+    .getHttpAdapter()
+    .getInstance()
+    .addHook('onRoute', (route) => {
+      if (route.url === `/${REDIRECT_ROUTE}`)
+        route.config = { ...(route.config as object), helmet: { skipRoute: true } };
+    });
+}
