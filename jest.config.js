@@ -31,14 +31,16 @@ const base = {
 };
 
 /**
- * Three projects: unit specs (and tests that manage their own databases) run once; the
- * end-to-end specs (`*.e2e-spec.ts`) run twice, on a fresh SQLite and a fresh PostgreSQL database.
+ * Four projects: unit specs beside their source, and integration specs (they start servers,
+ * browsers, Redis or databases of their own) run once; the end-to-end specs (`*.e2e-spec.ts`) run
+ * twice, on a fresh SQLite and a fresh PostgreSQL database.
  */
 /** @type {import('jest').Config} */
 export default {
   testTimeout: 60000,
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts', '<rootDir>/test/**/*.spec.ts'] },
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
+    { ...base, displayName: 'integration', testMatch: ['<rootDir>/test/**/*.spec.ts'] },
     {
       ...base,
       displayName: 'sqlite',

@@ -12,7 +12,7 @@
 //     in statements of 20,000 codes (index lookups, random order);
 //   - appending a second's counts to a log as one row of two arrays (what a fold would read).
 //
-// Usage: node bench/postgres-click-writes.mjs [--links 10000,1000000] [--fillfactors 100,45]
+// Usage: node bench/studies/postgres-click-writes.mjs [--links 10000,1000000] [--fillfactors 100,45]
 //        [--rate 36000]   (needs `npm run build` for the migrations, and PostgreSQL on this
 //        machine at BENCH_POSTGRES_URL, default postgresql://postgres@127.0.0.1:5432/postgres)
 import { randomBytes } from 'node:crypto';
@@ -20,11 +20,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { seededCode } from './lib/codes.mjs';
-import { cpuMicros } from './lib/processes.mjs';
-import { benchAccount, seedPostgres } from './lib/seed.mjs';
+import { seededCode } from '../lib/codes.mjs';
+import { cpuMicros } from '../lib/processes.mjs';
+import { benchAccount, seedPostgres } from '../lib/seed.mjs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 const { values: flags } = parseArgs({
   options: {
