@@ -2,7 +2,7 @@
 // and counted by the API in between. SQLite only (PostgreSQL writes clicks straight into links,
 // which test/redirect.e2e-spec.ts covers on both kinds), so this spec makes its own database.
 import Database from 'better-sqlite3';
-import { sqliteFilePath } from '../src/database/prisma-client.factory.js';
+import { sqliteFilePath } from '../prisma/engine/database-url.js';
 import { toSqliteDateTime } from '../src/database/sqlite-background-writer.js';
 import { ClickCounter } from '../src/redirect/click-counter.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';

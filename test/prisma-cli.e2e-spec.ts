@@ -244,3 +244,39 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
     });
   });
 });
+
+describeOn('sqlite')('a SQLite URL with %-escapes, as the migrator and the service read it', () => {
+  it('file:…/my%20db.db: `prisma migrate deploy` and the service open the same file, "my db.db"', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'shortlink-url-'));
+    try {
+      const url = `file:${dir}/my%20db.db`;
+      const deployed = prisma(['migrate', 'deploy'], url);
+      expect(deployed.status).toBe(0);
+      expect(readdirSync(dir).filter((name) => name.endsWith('.db'))).toEqual(['my db.db']);
+
+      const { startTestApp } = await import('./support/test-app.js');
+      const testApp = await startTestApp(
+        { DATABASE_URL: url, MIGRATE_ON_START: 'false' },
+        { url, drop: () => Promise.resolve() },
+      );
+      try {
+        const created = await testApp.request('/api/links', {
+          method: 'POST',
+          json: { url: 'https://example.com/spaces' },
+        });
+        expect(created.status).toBe(201);
+      } finally {
+        await testApp.close();
+      }
+      const db = new Database(join(dir, 'my db.db'), { readonly: true });
+      try {
+        expect(db.prepare('SELECT url FROM links').all()).toEqual([{ url: 'https://example.com/spaces' }]);
+      } finally {
+        db.close();
+      }
+      expect(readdirSync(dir).filter((name) => name.endsWith('.db'))).toEqual(['my db.db']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { plainToInstance, Transform } from 'class-transformer';
+import { databaseKind } from '../../prisma/engine/database-url.js';
 import {
   IsBoolean,
   IsIn,
@@ -75,6 +76,24 @@ function isOrigin(entry: string): boolean {
   }
 }
 
+function IsDatabaseUrl() {
+  return ValidateBy({
+    name: 'isDatabaseUrl',
+    validator: {
+      validate: (value: unknown) => typeof value === 'string' && kindOrUndefined(value) !== undefined,
+      defaultMessage: () => 'must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)',
+    },
+  });
+}
+
+function kindOrUndefined(url: string): DatabaseKind | undefined {
+  try {
+    return databaseKind(url);
+  } catch {
+    return undefined;
+  }
+}
+
 function IsCorsOrigins() {
   return ValidateBy({
     name: 'isCorsOrigins',
@@ -103,9 +122,7 @@ class EnvironmentVariables {
   HOST?: string;
 
   @IsOptional()
-  @Matches(/^(file:|postgres:\/\/|postgresql:\/\/)/, {
-    message: 'must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)',
-  })
+  @IsDatabaseUrl()
   DATABASE_URL?: string;
 
   @IsOptional()
@@ -204,10 +221,13 @@ const VARIABLES = [
   'CORS_ORIGINS',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
+/** The database kind of a URL, by the one rule the migrator uses too (prisma/engine/database-url.js). */
 export function databaseKindOf(url: string): DatabaseKind {
-  if (url.startsWith('file:')) return 'sqlite';
-  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return 'postgresql';
-  throw new ConfigError(`Invalid configuration: DATABASE_URL has an unknown scheme (use file: or postgresql://)`);
+  try {
+    return databaseKind(url);
+  } catch {
+    throw new ConfigError(`Invalid configuration: DATABASE_URL has an unknown scheme (use file: or postgresql://)`);
+  }
 }
 
 /**

@@ -1,26 +1,20 @@
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import type pg from 'pg';
 import { PrismaClient as PostgresClient } from '../generated/postgresql/client.js';
 import { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
 import type { DatabaseKind } from '../config/app-config.js';
+// The one reader of DATABASE_URL, shared with prisma.config.ts and the migrator (plain JS, as
+// the Prisma CLI loads it without a build step), so the service and migrations open one file.
+import { sqliteFilePath } from '../../prisma/engine/database-url.js';
 
 /**
  * Both generated clients expose the same models (a test keeps the two schemas identical), so
  * the rest of the code uses the SQLite client's type for either.
  */
 export type DatabaseClient = InstanceType<typeof SqliteClient>;
-
-/** The path of a `file:` URL, relative paths resolved against the working directory. */
-export function sqliteFilePath(url: string): string {
-  const path = url
-    .slice('file:'.length)
-    .replace(/^\/\/(?=\/)/, '')
-    .split('?')[0];
-  return resolve(path);
-}
 
 /**
  * Creates the Prisma client for DATABASE_URL with the matching driver adapter. The SQLite file's

@@ -3,7 +3,8 @@ import { copyFileSync, statSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
 import type { AppConfig } from '../config/app-config.js';
-import { createDatabaseClient, sqliteFilePath, tuneSqlite, type DatabaseClient } from './prisma-client.factory.js';
+import { sqliteFilePath } from '../../prisma/engine/database-url.js';
+import { createDatabaseClient, tuneSqlite, type DatabaseClient } from './prisma-client.factory.js';
 import { SqliteBackgroundWriter, SqliteWriteError, SqliteWriterUnavailableError } from './sqlite-background-writer.js';
 
 const INSERT = 'INSERT INTO "items" ("id", "label") VALUES (?, ?)';

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { Worker } from 'node:worker_threads';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
-import { sqliteFilePath } from './prisma-client.factory.js';
+import { sqliteFilePath } from '../../prisma/engine/database-url.js';
 
 /** After an unexpected exit or a failed start, the next start is tried no sooner than this. */
 const RESTART_DELAY_MS = 1000;

@@ -6,7 +6,7 @@ import { freePort } from '../../test/support/redis-server.js';
 import { toProblem } from '../common/errors/problem.js';
 import type { AppConfig } from '../config/app-config.js';
 import { PostgresDriver } from '../database/postgres-driver.js';
-import { sqliteFilePath } from '../database/prisma-client.factory.js';
+import { sqliteFilePath } from '../../prisma/engine/database-url.js';
 import { RedirectLookup } from './redirect-lookup.js';
 
 const LINKS_TABLE = 'CREATE TABLE links (code TEXT PRIMARY KEY, url TEXT NOT NULL)';

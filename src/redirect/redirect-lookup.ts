@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { PostgresDriver } from '../database/postgres-driver.js';
-import { sqliteFilePath } from '../database/prisma-client.factory.js';
+import { sqliteFilePath } from '../../prisma/engine/database-url.js';
 
 /** Codes per PostgreSQL lookup query at most; a larger burst becomes several queries. */
 const POSTGRES_BATCH_SIZE = 256;
