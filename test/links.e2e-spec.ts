@@ -124,7 +124,11 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
       const code = `taken-${_form.length}`;
       await createLink(headers, { url: 'https://example.com/first', custom_code: code });
 
-      await expectProblem(await post({ url: 'https://example.com/again', custom_code: code }, headers), 409, 'code_taken');
+      await expectProblem(
+        await post({ url: 'https://example.com/again', custom_code: code }, headers),
+        409,
+        'code_taken',
+      );
       await expectProblem(
         await post({ url: 'https://example.com/other', custom_code: code }, auth(stranger)),
         409,
@@ -146,7 +150,8 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
       ['a token of the wrong shape', 'not-a-token'],
     ])('answers 401 for %s instead of creating an anonymous link', async (_label, token) => {
       const before = await countLinks();
-      const sent: Record<string, string> = _form === 'X-API-Key' ? { 'x-api-key': token } : { authorization: `Bearer ${token}` };
+      const sent: Record<string, string> =
+        _form === 'X-API-Key' ? { 'x-api-key': token } : { authorization: `Bearer ${token}` };
 
       const response = await post({ url: 'https://example.com/' }, sent);
 
@@ -174,7 +179,7 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
         .sort((a, b) => b.created_at.localeCompare(a.created_at) || (a.code < b.code ? -1 : a.code > b.code ? 1 : 0))
         .map((link) => link.code);
 
-    it('lists the first 20 of the caller\'s links, newest first, with the total', async () => {
+    it("lists the first 20 of the caller's links, newest first, with the total", async () => {
       const response = await testApp.request('/api/links', { headers: auth(account) });
 
       expect(response.status).toBe(200);
@@ -232,7 +237,11 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
       'limit[]=1',
       'page=2',
     ])('answers 400 validation_failed for ?%s', async (query) => {
-      await expectProblem(await testApp.request(`/api/links?${query}`, { headers: auth(account) }), 400, 'validation_failed');
+      await expectProblem(
+        await testApp.request(`/api/links?${query}`, { headers: auth(account) }),
+        400,
+        'validation_failed',
+      );
     });
 
     it('shows an account without links an empty page', async () => {
@@ -251,7 +260,7 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
   });
 
   describe('GET /api/links/{code}', () => {
-    it('answers 404 for an unknown code, another account\'s code and an anonymous link', async () => {
+    it("answers 404 for an unknown code, another account's code and an anonymous link", async () => {
       const theirs = await createLink(auth(stranger), { url: 'https://example.com/theirs' });
       const anonymous = await createLink({}, { url: 'https://example.com/anon' });
 
@@ -264,7 +273,11 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
       const writer = await createAccountWithToken(testApp, ['links:write']);
       const link = await createLink(auth(writer), { url: 'https://example.com/' });
 
-      await expectProblem(await testApp.request(`/api/links/${link.code}`, { headers: auth(writer) }), 403, 'forbidden');
+      await expectProblem(
+        await testApp.request(`/api/links/${link.code}`, { headers: auth(writer) }),
+        403,
+        'forbidden',
+      );
     });
   });
 
@@ -295,7 +308,11 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
     ])('answers 400 invalid_url for %s', async (_label, json) => {
       const link = await createLink(headers, { url: 'https://example.com/keep' });
 
-      await expectProblem(await testApp.request(`/api/links/${link.code}`, { method: 'PUT', headers, json }), 400, 'invalid_url');
+      await expectProblem(
+        await testApp.request(`/api/links/${link.code}`, { method: 'PUT', headers, json }),
+        400,
+        'invalid_url',
+      );
 
       const after = (await (await testApp.request(`/api/links/${link.code}`, { headers })).json()) as Link;
       expect(after.url).toBe('https://example.com/keep');
@@ -313,12 +330,16 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
       await expectProblem(response, 400, 'validation_failed');
     });
 
-    it('answers 404 for an unknown code, another account\'s code and an anonymous link, changing nothing', async () => {
+    it("answers 404 for an unknown code, another account's code and an anonymous link, changing nothing", async () => {
       const theirs = await createLink(auth(stranger), { url: 'https://example.com/theirs' });
       const anonymous = await createLink({}, { url: 'https://example.com/anon' });
 
       for (const code of ['Unknown1', theirs.code, anonymous.code, '%2e%2e']) {
-        const response = await testApp.request(`/api/links/${code}`, { method: 'PUT', headers, json: { url: 'https://evil.example/' } });
+        const response = await testApp.request(`/api/links/${code}`, {
+          method: 'PUT',
+          headers,
+          json: { url: 'https://evil.example/' },
+        });
         await expectProblem(response, 404, 'not_found');
       }
       expect((await testApp.request(`/${theirs.code}`)).headers.get('location')).toBe('https://example.com/theirs');
@@ -329,7 +350,11 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
       const link = await createLink(headers, { url: 'https://example.com/' });
       const reader = await createAccountWithToken(testApp, ['links:read']);
 
-      const response = await testApp.request(`/api/links/${link.code}`, { method: 'PUT', headers: auth(reader), json: { url: 'https://x.example/' } });
+      const response = await testApp.request(`/api/links/${link.code}`, {
+        method: 'PUT',
+        headers: auth(reader),
+        json: { url: 'https://x.example/' },
+      });
 
       await expectProblem(response, 403, 'forbidden');
     });
@@ -348,7 +373,11 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
       await expectProblem(await testApp.request(`/api/links/${link.code}`, { headers }), 404, 'not_found');
       const list = (await (await testApp.request('/api/links?limit=100', { headers })).json()) as LinkList;
       expect(list.data.map((item) => item.code)).not.toContain(link.code);
-      await expectProblem(await testApp.request(`/api/links/${link.code}`, { method: 'DELETE', headers }), 404, 'not_found');
+      await expectProblem(
+        await testApp.request(`/api/links/${link.code}`, { method: 'DELETE', headers }),
+        404,
+        'not_found',
+      );
     });
 
     it('frees the code: it can be created again, with a new target', async () => {
@@ -362,12 +391,16 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
       expect((await testApp.request(`/${code}`)).headers.get('location')).toBe('https://example.com/two');
     });
 
-    it('answers 404 for another account\'s code and an anonymous link, deleting nothing', async () => {
+    it("answers 404 for another account's code and an anonymous link, deleting nothing", async () => {
       const theirs = await createLink(auth(stranger), { url: 'https://example.com/theirs' });
       const anonymous = await createLink({}, { url: 'https://example.com/anon' });
 
       for (const code of [theirs.code, anonymous.code, 'Unknown1']) {
-        await expectProblem(await testApp.request(`/api/links/${code}`, { method: 'DELETE', headers }), 404, 'not_found');
+        await expectProblem(
+          await testApp.request(`/api/links/${code}`, { method: 'DELETE', headers }),
+          404,
+          'not_found',
+        );
       }
       expect((await testApp.request(`/${theirs.code}`)).status).toBe(302);
       expect((await testApp.request(`/${anonymous.code}`)).status).toBe(302);
@@ -377,7 +410,11 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
       const link = await createLink(headers, { url: 'https://example.com/' });
       const reader = await createAccountWithToken(testApp, ['links:read']);
 
-      await expectProblem(await testApp.request(`/api/links/${link.code}`, { method: 'DELETE', headers: auth(reader) }), 403, 'forbidden');
+      await expectProblem(
+        await testApp.request(`/api/links/${link.code}`, { method: 'DELETE', headers: auth(reader) }),
+        403,
+        'forbidden',
+      );
       expect((await testApp.request(`/${link.code}`)).status).toBe(302);
     });
   });
@@ -390,7 +427,11 @@ describe('without a token', () => {
 
     const link = await createLink({}, { url: 'https://example.com/anonymous' });
 
-    expect(link).toMatchObject({ url: 'https://example.com/anonymous', clicks: 0, short_url: `${TEST_SHORT_BASE_URL}/${link.code}` });
+    expect(link).toMatchObject({
+      url: 'https://example.com/anonymous',
+      clicks: 0,
+      short_url: `${TEST_SHORT_BASE_URL}/${link.code}`,
+    });
     expect((await testApp.request(`/${link.code}`)).headers.get('location')).toBe('https://example.com/anonymous');
     const after = (await (await testApp.request('/api/links', { headers: owner.apiKey })).json()) as LinkList;
     expect(after.total).toBe(before.total);
@@ -412,7 +453,10 @@ describe('without a token', () => {
     ['PUT', '/api/links/abcdefg'],
     ['DELETE', '/api/links/abcdefg'],
   ])('%s %s answers 401', async (method, path) => {
-    const response = await testApp.request(path, { method, ...(method === 'PUT' ? { json: { url: 'https://x.example/' } } : {}) });
+    const response = await testApp.request(path, {
+      method,
+      ...(method === 'PUT' ? { json: { url: 'https://x.example/' } } : {}),
+    });
 
     await expectProblem(response, 401, 'unauthorized');
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
@@ -451,7 +495,11 @@ describe('custom codes', () => {
   ])('refuses %s with 400 invalid_code, creating nothing', async (_label, code) => {
     const before = await countLinks();
 
-    await expectProblem(await post({ url: 'https://example.com/', custom_code: code }, owner.apiKey), 400, 'invalid_code');
+    await expectProblem(
+      await post({ url: 'https://example.com/', custom_code: code }, owner.apiKey),
+      400,
+      'invalid_code',
+    );
 
     expect(await countLinks()).toBe(before);
   });
@@ -561,6 +609,59 @@ describe('request format', () => {
     await expectProblem(response, 400, 'invalid_json');
   });
 
+  it('accepts Content-Type: application/json with an empty body on calls that take no body (as many SDKs send it)', async () => {
+    const created = await testApp.request('/api/links', {
+      method: 'POST',
+      headers: owner.apiKey,
+      json: { url: 'https://example.com/sdk' },
+    });
+    const { code } = (await created.json()) as { code: string };
+    const jsonHeader = { ...owner.apiKey, 'content-type': 'application/json' };
+
+    expect((await testApp.request(`/api/links/${code}`, { headers: jsonHeader })).status).toBe(200);
+    expect((await testApp.request('/api/links', { headers: jsonHeader })).status).toBe(200);
+    const deleted = await testApp.request(`/api/links/${code}`, { method: 'DELETE', headers: jsonHeader });
+    expect(deleted.status).toBe(204);
+    await expectProblem(
+      await testApp.request(`/api/links/${code}`, { method: 'DELETE', headers: jsonHeader }),
+      404,
+      'not_found',
+    );
+  });
+
+  it('still refuses a non-empty body that is not JSON on a DELETE, deleting nothing', async () => {
+    const created = await testApp.request('/api/links', {
+      method: 'POST',
+      headers: owner.apiKey,
+      json: { url: 'https://example.com/kept' },
+    });
+    const { code } = (await created.json()) as { code: string };
+
+    const response = await testApp.request(`/api/links/${code}`, {
+      method: 'DELETE',
+      headers: { ...owner.apiKey, 'content-type': 'application/json' },
+      body: 'not json',
+    });
+
+    await expectProblem(response, 400, 'invalid_json');
+    expect((await testApp.request(`/api/links/${code}`, { headers: owner.apiKey })).status).toBe(200);
+  });
+
+  it('still refuses an empty body on PUT, which takes one', async () => {
+    const created = await testApp.request('/api/links', {
+      method: 'POST',
+      headers: owner.apiKey,
+      json: { url: 'https://example.com/put' },
+    });
+    const { code } = (await created.json()) as { code: string };
+    const response = await testApp.request(`/api/links/${code}`, {
+      method: 'PUT',
+      headers: { ...owner.apiKey, 'content-type': 'application/json' },
+      body: '',
+    });
+    await expectProblem(response, 400, 'invalid_json');
+  });
+
   it.each(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/xml'])(
     'answers 415 for a %s body, creating nothing',
     async (contentType) => {
@@ -569,7 +670,9 @@ describe('request format', () => {
       const response = await testApp.request('/api/links', {
         method: 'POST',
         headers: { ...owner.apiKey, 'content-type': contentType },
-        body: contentType.startsWith('application/x-www') ? 'url=https%3A%2F%2Fexample.com%2F' : '{"url":"https://example.com/"}',
+        body: contentType.startsWith('application/x-www')
+          ? 'url=https%3A%2F%2Fexample.com%2F'
+          : '{"url":"https://example.com/"}',
       });
 
       await expectProblem(response, 415, 'unsupported_media_type');

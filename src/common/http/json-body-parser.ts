@@ -45,6 +45,8 @@ export class JsonNotUtf8Error extends Error {
   }
 }
 
+const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);
+
 // Fatal: invalid bytes are refused instead of silently becoming U+FFFD (and then part of a URL).
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -56,6 +58,13 @@ export function registerJsonBodyParser(fastify: FastifyInstance): void {
   const parseJson = fastify.getDefaultJsonParser('error', 'error');
   fastify.removeContentTypeParser('application/json');
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // Many HTTP clients and generated SDKs send `Content-Type: application/json` on every call,
+    // bodiless ones included. Where the method carries no body (a DELETE), an empty body is no
+    // body; where it does (POST, PUT, PATCH), an empty one is still refused as invalid JSON.
+    if ((body as Buffer).length === 0 && !METHODS_WITH_BODY.has(request.method)) {
+      done(null, undefined);
+      return;
+    }
     let text: string;
     try {
       text = UTF8.decode(body as Buffer);
