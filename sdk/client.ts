@@ -7,11 +7,15 @@ import type { components, operations, paths } from './schema.js';
 export type { components, operations, paths };
 
 /** A short link as the API returns it. */
-export type Link = components['schemas']['LinkDto'];
+export type Link = components['schemas']['Link'];
 /** One page of links: `{ data, total, limit, offset }`. */
-export type LinkList = components['schemas']['LinkListDto'];
+export type LinkList = components['schemas']['LinkList'];
+/** The body of `POST /api/links`. */
+export type CreateLinkRequest = components['schemas']['CreateLinkRequest'];
+/** The body of `PUT /api/links/{code}`. */
+export type UpdateLinkRequest = components['schemas']['UpdateLinkRequest'];
 /** An RFC 9457 error body; branch on its `error` name. */
-export type Problem = components['schemas']['ProblemDto'];
+export type Problem = components['schemas']['Problem'];
 /** The stable error names. */
 export type ErrorName = Problem['error'];
 

@@ -158,7 +158,7 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
-        CreateLinkDto: {
+        CreateLinkRequest: {
             /**
              * @description A code of your choice instead of a generated one: 3 to 64 characters from
              *     `[A-Za-z0-9_-]`, case-sensitive, not a reserved name (api, docs, health, …). Needs an API
@@ -178,7 +178,7 @@ export interface components {
          * @enum {string}
          */
         ErrorName: "invalid_url" | "invalid_code" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "code_taken" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
-        FieldErrorDto: {
+        FieldError: {
             /**
              * @description The request field (dotted path for nested fields).
              * @example url
@@ -190,7 +190,7 @@ export interface components {
              */
             message: string;
         };
-        HealthDto: {
+        Health: {
             /**
              * @description Always `ok` when the service answers
              * @example ok
@@ -198,7 +198,7 @@ export interface components {
              */
             status: "ok";
         };
-        LinkDto: {
+        Link: {
             /**
              * @description Redirects served so far. Counts are written in batches, so this may lag behind by up to
              *     the click flush interval (1 second by default).
@@ -235,9 +235,9 @@ export interface components {
              */
             url: string;
         };
-        LinkListDto: {
+        LinkList: {
             /** @description The links of this page. */
-            data: components["schemas"]["LinkDto"][];
+            data: components["schemas"]["Link"][];
             /**
              * @description The page size used.
              * @example 20
@@ -254,7 +254,7 @@ export interface components {
              */
             total: number;
         };
-        ProblemDto: {
+        Problem: {
             /**
              * @description A human-readable explanation of this occurrence.
              * @example url must be an absolute http or https URL
@@ -266,7 +266,7 @@ export interface components {
              */
             error: components["schemas"]["ErrorName"];
             /** @description The invalid fields; present on validation failures only. */
-            errors?: components["schemas"]["FieldErrorDto"][];
+            errors?: components["schemas"]["FieldError"][];
             /**
              * @description The HTTP status code, repeated.
              * @example 400
@@ -284,7 +284,7 @@ export interface components {
              */
             type: "about:blank";
         };
-        ReadinessDto: {
+        Readiness: {
             /**
              * @description The database answered a query
              * @example ok
@@ -298,7 +298,7 @@ export interface components {
              */
             status: "ok";
         };
-        UpdateLinkDto: {
+        UpdateLinkRequest: {
             /**
              * @description The new target, with the same rules as on creation.
              * @example https://example.com/new-target
@@ -334,7 +334,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LinkListDto"];
+                    "application/json": components["schemas"]["LinkList"];
                 };
             };
             /** @description Bad Request. `validation_failed`: an unknown field, or a value of the wrong type or out of range. */
@@ -343,7 +343,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
@@ -354,7 +354,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
@@ -363,7 +363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
@@ -380,7 +380,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
@@ -389,7 +389,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -403,7 +403,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateLinkDto"];
+                "application/json": components["schemas"]["CreateLinkRequest"];
             };
         };
         responses: {
@@ -415,7 +415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LinkDto"];
+                    "application/json": components["schemas"]["Link"];
                 };
             };
             /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters, or points at this service; `invalid_code`: `custom_code` is empty, not 3 to 64 characters from `[A-Za-z0-9_-]`, or a reserved name; `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
@@ -424,7 +424,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
@@ -435,7 +435,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
@@ -444,7 +444,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Conflict. `code_taken`: `custom_code` is already in use. */
@@ -453,7 +453,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Payload Too Large. `payload_too_large`: the body exceeds the limit: 1 MiB (10 MiB for `POST /api/links/bulk`); see "Request bodies". */
@@ -462,7 +462,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unsupported Media Type. `unsupported_media_type`: the body is not sent as `application/json`. */
@@ -471,7 +471,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
@@ -488,7 +488,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
@@ -497,7 +497,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -520,7 +520,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LinkDto"];
+                    "application/json": components["schemas"]["Link"];
                 };
             };
             /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
@@ -531,7 +531,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
@@ -540,7 +540,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Not Found. `not_found`: no such link: the code is unknown or deleted, or belongs to another account or to no account. */
@@ -549,7 +549,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
@@ -566,7 +566,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
@@ -575,7 +575,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -592,7 +592,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["UpdateLinkDto"];
+                "application/json": components["schemas"]["UpdateLinkRequest"];
             };
         };
         responses: {
@@ -602,7 +602,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LinkDto"];
+                    "application/json": components["schemas"]["Link"];
                 };
             };
             /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters, or points at this service; `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
@@ -611,7 +611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
@@ -622,7 +622,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
@@ -631,7 +631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Not Found. `not_found`: no such link: the code is unknown or deleted, or belongs to another account or to no account. */
@@ -640,7 +640,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Payload Too Large. `payload_too_large`: the body exceeds the limit: 1 MiB (10 MiB for `POST /api/links/bulk`); see "Request bodies". */
@@ -649,7 +649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unsupported Media Type. `unsupported_media_type`: the body is not sent as `application/json`. */
@@ -658,7 +658,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
@@ -675,7 +675,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
@@ -684,7 +684,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -716,7 +716,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
@@ -725,7 +725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Not Found. `not_found`: no such link: the code is unknown or deleted, or belongs to another account or to no account. */
@@ -734,7 +734,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
@@ -751,7 +751,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
@@ -760,7 +760,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -838,7 +838,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HealthDto"];
+                    "application/json": components["schemas"]["Health"];
                 };
             };
         };
@@ -858,7 +858,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ReadinessDto"];
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
             /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
@@ -867,7 +867,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -901,7 +901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
@@ -910,7 +910,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -944,7 +944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
@@ -953,7 +953,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["ProblemDto"];
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

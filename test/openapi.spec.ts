@@ -150,7 +150,7 @@ describe('openapi.json', () => {
       expect(response('/api/links', 'post', 201).headers).toHaveProperty('Location');
     });
 
-    it('every 4xx of the JSON endpoints is a problem+json body with the ProblemDto schema', () => {
+    it('every 4xx of the JSON endpoints is a problem+json body with the Problem schema', () => {
       for (const [path, item] of Object.entries(document.paths)) {
         if (path === '/api/s') continue;
         for (const op of Object.values(item) as OperationObject[]) {
@@ -158,7 +158,7 @@ describe('openapi.json', () => {
             if (!/^[45]/.test(status)) continue;
             expect((res as ResponseObject).content).toEqual({
               'application/problem+json': expect.objectContaining({
-                schema: { $ref: '#/components/schemas/ProblemDto' },
+                schema: { $ref: '#/components/schemas/Problem' },
               }),
             });
           }

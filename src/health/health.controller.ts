@@ -1,16 +1,18 @@
 import { Controller, Get, HttpStatus, ServiceUnavailableException } from '@nestjs/common';
-import { ApiOkResponse, ApiProperty, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiProperty, ApiSchema, ApiTags } from '@nestjs/swagger';
 import { Public } from '../auth/auth.decorators.js';
 import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
 import { HealthRepository } from './health.repository.js';
 import { ShutdownDrain } from '../lifecycle/shutdown-drain.js';
 
+@ApiSchema({ name: 'Health' })
 export class HealthDto {
   // Written out: the swagger plugin only reads classes in *.dto.ts files.
   @ApiProperty({ enum: ['ok'], example: 'ok', description: 'Always `ok` when the service answers' })
   status!: 'ok';
 }
 
+@ApiSchema({ name: 'Readiness' })
 export class ReadinessDto extends HealthDto {
   @ApiProperty({ enum: ['ok'], example: 'ok', description: 'The database answered a query' })
   database!: 'ok';

@@ -1,7 +1,8 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 import { ERROR_NAMES, type ErrorName } from './api-error.js';
 
 /** One invalid request field. */
+@ApiSchema({ name: 'FieldError' })
 export class FieldErrorDto {
   /**
    * The request field (dotted path for nested fields).
@@ -20,6 +21,7 @@ export class FieldErrorDto {
  * An RFC 9457 problem-details body (`application/problem+json`): every error of the JSON
  * endpoints has this shape. The OpenAPI description of the `Problem` interface in problem.ts.
  */
+@ApiSchema({ name: 'Problem' })
 export class ProblemDto {
   /**
    * Always `about:blank`: the HTTP status and `error` say everything.

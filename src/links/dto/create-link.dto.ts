@@ -1,6 +1,8 @@
+import { ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 
 /** Body of `POST /api/links`. */
+@ApiSchema({ name: 'CreateLinkRequest' })
 export class CreateLinkDto {
   /**
    * The target: an absolute http:// or https:// URL of at most 8192 characters (normalised),

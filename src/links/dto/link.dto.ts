@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
 
 /** A short link as the API returns it. */
+@ApiSchema({ name: 'Link' })
 export class LinkDto {
   /**
    * The short code: the last path segment of `short_url`.
@@ -46,6 +47,7 @@ export class LinkDto {
 }
 
 /** One page of the caller's links, newest first. */
+@ApiSchema({ name: 'LinkList' })
 export class LinkListDto {
   /** The links of this page. */
   data!: LinkDto[];
