@@ -1,6 +1,6 @@
 import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
-import { prepareDatabase } from './database/startup-migrations.js';
+import { MigrationError, prepareDatabase } from './database/startup-migrations.js';
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
@@ -14,9 +14,12 @@ async function bootstrap(): Promise<void> {
 
 bootstrap().catch((error: unknown) => {
   // One clear line for configuration and migration problems; a stack only for real bugs.
-  const message = error instanceof ConfigError || (error instanceof Error && error.name === 'MigrationError')
-    ? error.message
-    : error instanceof Error ? error.stack ?? error.message : String(error);
+  const message =
+    error instanceof ConfigError || error instanceof MigrationError
+      ? error.message
+      : error instanceof Error
+        ? (error.stack ?? error.message)
+        : String(error);
   console.error(message);
   process.exit(1);
 });

@@ -1,8 +1,25 @@
+import Database from 'better-sqlite3';
 import { request as httpRequest } from 'node:http';
+import pg from 'pg';
+import { sqliteFilePath } from '../prisma/engine/database-url.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 import { runSource } from './support/run-source.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 import { startTestApp } from './support/test-app.js';
+
+/** One statement on a database of either kind, outside the service. */
+async function runSql(url: string, sql: string): Promise<void> {
+  if (url.startsWith('file:')) {
+    const db = new Database(sqliteFilePath(url));
+    db.exec(sql);
+    db.close();
+    return;
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  await client.query(sql);
+  await client.end();
+}
 
 /** The real server as `npm start` runs it (from source), on a fresh database of the kind under test. */
 describe('server process', () => {
@@ -24,6 +41,42 @@ describe('server process', () => {
     expect(result.stderr.trim().split('\n')).toHaveLength(1);
     expect(result.stderr).toContain('DATABASE_URL');
     expect(result.stderr).not.toMatch(/^\s+at /m);
+  });
+
+  it('stops with one line when migrations are pending and MIGRATE_ON_START is false', async () => {
+    const database = await createTestDatabase();
+    try {
+      const result = await runSource('src/main.ts', [], {
+        DATABASE_URL: database.url,
+        MIGRATE_ON_START: 'false',
+        PORT: '0',
+      });
+
+      expect(result.status).toBe(1);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines[lines.length - 1]).toMatch(
+        /^The database has \d+ pending migration\(s\): .*npx prisma migrate deploy/,
+      );
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('stops with one line when the migrations cannot be applied', async () => {
+    const database = await createTestDatabase();
+    try {
+      // A table of someone else's in the way: the engine refuses to migrate a schema that is not empty.
+      await runSql(database.url, 'CREATE TABLE links (unrelated INTEGER)');
+      const result = await runSource('src/main.ts', [], { DATABASE_URL: database.url, PORT: '0' });
+
+      expect(result.status).toBe(1);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines[lines.length - 1]).toMatch(/^Applying migrations failed: The database schema is not empty/);
+      expect(result.stderr).not.toMatch(/^\s+at /m);
+    } finally {
+      await database.drop();
+    }
   });
 
   describe('on SIGTERM', () => {

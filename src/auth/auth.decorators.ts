@@ -7,9 +7,7 @@ export const AUTH_POLICY = 'shortlink:auth-policy';
 
 /** How a route is protected. Every route declares one; a test walks the routes to enforce it. */
 export type AuthPolicy =
-  | { kind: 'public' }
-  | { kind: 'optional'; scopes: Scope[] }
-  | { kind: 'required'; scopes: Scope[] };
+  { kind: 'public' } | { kind: 'optional'; scopes: Scope[] } | { kind: 'required'; scopes: Scope[] };
 
 /** Security scheme names used in the OpenAPI document. */
 export const API_KEY_SCHEME = 'ApiKey';

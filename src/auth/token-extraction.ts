@@ -1,7 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** What the request carries: no token, one token, or something that must be refused (401). */
-export type PresentedToken = { kind: 'none' } | { kind: 'token'; value: string } | { kind: 'malformed'; reason: string };
+export type PresentedToken =
+  { kind: 'none' } | { kind: 'token'; value: string } | { kind: 'malformed'; reason: string };
 
 const BEARER = /^Bearer[ \t]+([^\s]+)[ \t]*$/i;
 

@@ -27,7 +27,13 @@ const TOKEN_FIELDS = {
 export class TokensRepository {
   constructor(private readonly prisma: PrismaService) {}
 
-  create(data: { accountId: string; name: string; tokenHash: string; prefix: string; scopes: string }): Promise<TokenRecord> {
+  create(data: {
+    accountId: string;
+    name: string;
+    tokenHash: string;
+    prefix: string;
+    scopes: string;
+  }): Promise<TokenRecord> {
     return this.prisma.apiToken.create({ data, select: TOKEN_FIELDS });
   }
 

@@ -24,19 +24,19 @@ export interface ActiveToken {
 // per token is precise enough for a dashboard.
 const TOUCH_INTERVAL_MS = 60_000;
 
-export function toTokenView(token: TokenRecord): TokenView {
+function toTokenView(token: TokenRecord): TokenView {
   return {
     id: token.id,
     name: token.name,
     prefix: token.prefix,
-    scopes: parseScopes(token.scopes),
+    scopes: scopesFromStorage(token.scopes),
     created_at: token.createdAt.toISOString(),
     last_used_at: token.lastUsedAt?.toISOString() ?? null,
     revoked_at: token.revokedAt?.toISOString() ?? null,
   };
 }
 
-function parseScopes(stored: string): Scope[] {
+function scopesFromStorage(stored: string): Scope[] {
   return stored.split(' ').filter(isScope);
 }
 
@@ -48,7 +48,11 @@ export class TokensService {
   constructor(private readonly tokens: TokensRepository) {}
 
   /** Creates a token and returns its raw value: the only time it exists outside the caller. */
-  async create(accountId: string, name: string, scopes: Scope[] = [...SCOPES]): Promise<{ token: string; view: TokenView }> {
+  async create(
+    accountId: string,
+    name: string,
+    scopes: Scope[] = [...SCOPES],
+  ): Promise<{ token: string; view: TokenView }> {
     const raw = generateRawToken();
     const record = await this.tokens.create({
       accountId,
@@ -75,7 +79,7 @@ export class TokensService {
     const record = await this.tokens.findByHash(hashToken(raw));
     if (!record || record.revokedAt) return null;
     this.touchLater(record.id);
-    return { id: record.id, accountId: record.accountId, scopes: parseScopes(record.scopes) };
+    return { id: record.id, accountId: record.accountId, scopes: scopesFromStorage(record.scopes) };
   }
 
   private touchLater(id: string): void {

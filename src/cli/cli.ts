@@ -24,7 +24,7 @@ const processOutput: CliOutput = {
   err: (text) => process.stderr.write(text),
 };
 
-export function parseScopes(list: string): Scope[] {
+function parseScopeOption(list: string): Scope[] {
   const given = list
     .split(',')
     .map((scope) => scope.trim())
@@ -113,7 +113,7 @@ export function buildProgram(env?: NodeJS.ProcessEnv, output: CliOutput = proces
     .option('--name <label>', 'a label to tell tokens apart', 'default')
     .option('--scopes <list>', `comma-separated scopes (${SCOPES.join(', ')})`, SCOPES.join(','))
     .action(async (email: string, options: { name: string; scopes: string }) => {
-      const scopes = parseScopes(options.scopes);
+      const scopes = parseScopeOption(options.scopes);
       const name = options.name.trim();
       if (name === '' || name.length > 100) throw new CliError('--name must be 1 to 100 characters');
       await withServices(env, output, async (context) => {

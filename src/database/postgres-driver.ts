@@ -16,12 +16,11 @@ const PRISMA_POOL_SIZE = 10;
  * PostgreSQL straight through the `pg` driver, for the statements the service runs thousands of
  * times a second: cold lookups (`RedirectLookup`), click flushes (`RedirectRepository.addClicks`)
  * and link inserts (`LinksRepository`). Everything else goes through Prisma, whose query
- * interpretation and parameter conversion across the driver adapter cost more CPU than these
- * queries themselves (a lookup: ~90–145 µs through Prisma; a flushed click count: ~3.1 µs of the
- * service's CPU through Prisma, ~0.8 µs through the driver).
+ * interpretation and parameter conversion across the driver adapter cost many times more CPU
+ * than these short prepared statements themselves (docs/performance.md).
  *
  * Two pools, both undefined on SQLite:
- * - `pool`, small, for the redirect path's short statements, so that they never queue behind
+ * - `hotPool`, small, for the redirect path's short statements, so that they never queue behind
  *   API requests;
  * - `prismaPool`, the connections Prisma's driver adapter runs on (`createDatabaseClient`), also
  *   used for link inserts: a creation is one statement that waits for its commit, like the API's
@@ -33,17 +32,17 @@ const PRISMA_POOL_SIZE = 10;
 @Injectable()
 export class PostgresDriver {
   private readonly logger = new Logger(PostgresDriver.name);
-  readonly pool?: pg.Pool;
+  readonly hotPool?: pg.Pool;
   readonly prismaPool?: pg.Pool;
 
   constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'databaseKind' | 'databaseUrl'>) {
     if (config.databaseKind !== 'postgresql') return;
-    this.pool = this.createPool(config.databaseUrl, HOT_POOL_SIZE, 'redirect path');
+    this.hotPool = this.createPool(config.databaseUrl, HOT_POOL_SIZE, 'redirect path');
     this.prismaPool = this.createPool(config.databaseUrl, PRISMA_POOL_SIZE, 'Prisma');
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.pool?.end(), this.prismaPool?.end()]);
+    await Promise.all([this.hotPool?.end(), this.prismaPool?.end()]);
   }
 
   private createPool(connectionString: string, max: number, role: string): pg.Pool {

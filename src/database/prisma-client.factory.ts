@@ -42,8 +42,7 @@ export function createDatabaseClient(kind: DatabaseKind, url: string, pool?: pg.
  * or kill of the process (the benchmark checks this with kill -9); an operating-system crash or
  * power loss can roll back the last commits, never corrupt the database. FULL would fsync every
  * commit: one link creation is one transaction and SQLite has a single writer at a time, so
- * creations would queue behind the disk (about 1 ms per fsync here, i.e. under 1,000 links/s on this
- * machine against 2,000+ with NORMAL; see the README's benchmark). Deployments that need
+ * creations would queue behind the disk, one fsync each (docs/operations.md, "SQLite durability"). Deployments that need
  * power-loss durability for each acknowledged link should use PostgreSQL. The background
  * writer's connection (sqlite-background-writer.worker.js) uses the same settings.
  */

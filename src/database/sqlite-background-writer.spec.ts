@@ -188,7 +188,7 @@ describe('SqliteBackgroundWriter', () => {
       databaseUrl: 'postgresql://unused',
     } as AppConfig);
 
-    expect(postgres.enabled).toBe(false);
+    expect(postgres.databaseIsSqlite).toBe(false);
     await expect(postgres.run(INSERT, [1, 'one'])).rejects.toBeInstanceOf(SqliteWriterUnavailableError);
     expect(workerOf(postgres)).toBeUndefined();
     await postgres.onApplicationShutdown();

@@ -84,7 +84,7 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
   /** Whether writes should go through `run` (the database is SQLite). */
-  get enabled(): boolean {
+  get databaseIsSqlite(): boolean {
     return this.config.databaseKind === 'sqlite';
   }
 
@@ -144,7 +144,7 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
    */
   private async ensureStarted(): Promise<void> {
     if (this.worker) return;
-    if (!this.enabled) throw new SqliteWriterUnavailableError('The database is not SQLite');
+    if (!this.databaseIsSqlite) throw new SqliteWriterUnavailableError('The database is not SQLite');
     if (this.closing) throw new SqliteWriterUnavailableError('The SQLite background writer has shut down');
     if (Date.now() < this.retryAfter)
       throw new SqliteWriterUnavailableError('The SQLite background writer is restarting');

@@ -10,6 +10,14 @@ export interface PrepareDatabaseOptions {
   log: (message: string) => void;
 }
 
+/**
+ * The database could not be made ready: unreachable, migrations pending with MIGRATE_ON_START
+ * off, or a migration that failed. Its message is the one line printed at start-up.
+ */
+export class MigrationError extends Error {
+  override name = 'MigrationError';
+}
+
 const NO_FILTERS = { externalTables: [], externalEnums: [] };
 
 /**
@@ -30,7 +38,7 @@ export async function prepareDatabase(databaseUrl: string, options: PrepareDatab
     const name = await createDatabase(databaseUrl);
     options.log(`Created ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} database ${name}`);
   } else if (problem) {
-    throw new Error(`Cannot connect to the database: ${problem.message}`);
+    throw new MigrationError(`Cannot connect to the database: ${oneLine(problem.message)}`);
   }
 
   const migrationsList = await readMigrations(migrationsDirectory(kind));
@@ -44,10 +52,12 @@ export async function prepareDatabase(databaseUrl: string, options: PrepareDatab
     if (options.migrateOnStart) {
       // Only now: on SQLite, applyMigrations holds the file in EXCLUSIVE locking mode, which fails
       // (SQLITE_BUSY) while another process has it open, e.g. the CLI next to a running server.
-      const { appliedMigrationNames } = (await session.request('applyMigrations', {
-        migrationsList,
-        filters: NO_FILTERS,
-      })) as { appliedMigrationNames: string[] };
+      const { appliedMigrationNames } = (await session
+        .request('applyMigrations', { migrationsList, filters: NO_FILTERS })
+        .catch((error: unknown) => {
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new MigrationError(`Applying migrations failed: ${oneLine(reason)}`);
+        })) as { appliedMigrationNames: string[] };
       options.log(
         appliedMigrationNames.length > 0
           ? `Applied migrations: ${appliedMigrationNames.join(', ')}`
@@ -55,13 +65,18 @@ export async function prepareDatabase(databaseUrl: string, options: PrepareDatab
       );
       return;
     }
-    throw new Error(
+    throw new MigrationError(
       `The database has ${pending.length} pending migration(s): ${pending.join(', ')}. ` +
         'Run `npx prisma migrate deploy` (with the same DATABASE_URL), or start with MIGRATE_ON_START=true.',
     );
   } finally {
     await session.close();
   }
+}
+
+/** Engine messages span lines (the SQL, a hint); start-up prints one. */
+function oneLine(message: string): string {
+  return message.replace(/\s*\n\s*/g, ' ').trim();
 }
 
 type MigrationList = Awaited<ReturnType<typeof readMigrations>>;

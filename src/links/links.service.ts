@@ -24,7 +24,7 @@ export interface CreateLinkInput {
 const GENERATED_CODE_ATTEMPTS = 8;
 
 /** `clicks`: the row's count plus, on SQLite, the logged clicks it does not include yet. */
-export function toLinkDto(link: LinkRecord, shortBaseUrl: string, clicks = link.clicks): LinkDto {
+function toLinkDto(link: LinkRecord, shortBaseUrl: string, clicks = link.clicks): LinkDto {
   return {
     code: link.code,
     short_url: `${shortBaseUrl}/${link.code}`,

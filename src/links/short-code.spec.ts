@@ -60,17 +60,42 @@ describe('customCodeProblem', () => {
     expect(customCodeProblem(code)).toEqual(expect.any(String));
   });
 
-  it.each(['api', 'API', 'Docs', 'health', 'dashboard', 'static', 'assets', 'login', 'logout', 'signup', 'account', 'ADMIN'])(
-    'refuses the reserved name %j in any case',
-    (code) => {
-      expect(customCodeProblem(code)).toMatch(/reserved/);
-    },
-  );
+  it.each([
+    'api',
+    'API',
+    'Docs',
+    'health',
+    'dashboard',
+    'static',
+    'assets',
+    'login',
+    'logout',
+    'signup',
+    'account',
+    'ADMIN',
+  ])('refuses the reserved name %j in any case', (code) => {
+    expect(customCodeProblem(code)).toMatch(/reserved/);
+  });
 });
 
 describe('RESERVED_CODES', () => {
   it('holds every first path segment the service serves, lower-case', () => {
-    for (const name of ['api', 'docs', 'health', 'dashboard', 'openapi.json', 'favicon.ico', 'robots.txt', 'static', 'assets', 'login', 'logout', 'signup', 'account', 'admin']) {
+    for (const name of [
+      'api',
+      'docs',
+      'health',
+      'dashboard',
+      'openapi.json',
+      'favicon.ico',
+      'robots.txt',
+      'static',
+      'assets',
+      'login',
+      'logout',
+      'signup',
+      'account',
+      'admin',
+    ]) {
       expect(RESERVED_CODES.has(name)).toBe(true);
     }
     for (const name of RESERVED_CODES) expect(name).toBe(name.toLowerCase());

@@ -6,7 +6,7 @@ import { API_KEY_SCHEME, BEARER_SCHEME } from '../auth/auth.decorators.js';
 import pluginMetadata from '../metadata.js';
 
 /** Sorts object keys recursively so the committed document diffs cleanly. */
-export function sortKeys<T>(value: T): T {
+function sortKeys<T>(value: T): T {
   if (Array.isArray(value)) return value.map(sortKeys) as T;
   if (value && typeof value === 'object') {
     return Object.fromEntries(
@@ -79,7 +79,7 @@ let metadataLoaded: Promise<void> | undefined;
  * ReadonlyVisitor) to the DTO and controller classes. The compiler plugin itself is not used:
  * Jest compiles with SWC and `nest build` with tsc, and only this way both describe the API alike.
  */
-export function loadOpenApiMetadata(): Promise<void> {
+function loadOpenApiMetadata(): Promise<void> {
   metadataLoaded ??= SwaggerModule.loadPluginMetadata(pluginMetadata);
   return metadataLoaded;
 }

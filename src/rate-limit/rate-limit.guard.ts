@@ -16,7 +16,7 @@ import { APP_CONFIG } from '../config/config.tokens.js';
 import { ANONYMOUS_CREATION } from './rate-limit.decorators.js';
 import { rateLimitBucket, type RateLimitBucket } from './rate-limit.policy.js';
 
-export const RATE_LIMIT_KEY_PREFIX = 'shortlink:rate-limit:';
+const RATE_LIMIT_KEY_PREFIX = 'shortlink:rate-limit:';
 
 // The bucket is decided once per request (skip check, limit, tracker all need it).
 const buckets = new WeakMap<object, RateLimitBucket>();

@@ -7,14 +7,17 @@ import { APP_CONFIG } from '../config/config.tokens.js';
 import { logsEveryRedirect } from '../logging/logger.options.js';
 import { RedirectService } from './redirect.service.js';
 
-/** The redirect route's path, shared with `RedirectController` so the two cannot drift apart. */
+/**
+ * The redirect route's path: `RedirectController` declares it, and the HTTP plugins that leave
+ * redirects alone (security headers) recognise it by it.
+ */
 export const REDIRECT_ROUTE = ':code';
 
 /**
  * Answers redirects of cached codes from the HTTP server's request event, before Fastify builds
  * its request and reply, routes, and runs its hooks (the request logger among them) and Nest's
  * guards and interceptors: on this machine that pipeline costs more than the redirect itself
- * (see the README's benchmark). It is seated there by `EarlyRequests` (Fastify's documented
+ * (docs/adr/0001-redirect-fast-path.md). It is seated there by `EarlyRequests` (Fastify's documented
  * `serverFactory` option, see app.factory.ts).
  *
  * It changes nothing a client can see. It only takes `GET` and `HEAD` of `/<code>` (a query

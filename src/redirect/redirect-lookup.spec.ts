@@ -187,7 +187,7 @@ describe('RedirectLookup on PostgreSQL under load', () => {
   });
 
   it('sends the lookups of one event-loop turn to the database as one query', async () => {
-    const pool = drivers.get(sut)!.pool!;
+    const pool = drivers.get(sut)!.hotPool!;
     await sut.findTarget('Ab3dE9x', 0); // connects and prepares the statement
     const query = jest.spyOn(pool, 'query');
 

@@ -16,30 +16,6 @@ const POSTGRES_BATCH_SIZE = 256;
  */
 const SQLITE_MMAP_BYTES = 1024 ** 3;
 
-/**
- * The code → target read behind every redirect the cache misses, straight through the database
- * driver with a prepared statement; everything else (writes, the API) goes through Prisma.
- *
- * Why not Prisma: a one-row raw query through the Prisma client costs ~90–145 µs of CPU per
- * lookup on the benchmark machine (query interpretation, parameter and result conversion across
- * the driver adapter), against ~5 µs for a better-sqlite3 prepared statement. With the cache off
- * that CPU bounded cold redirects at ~5,500 req/s on SQLite and 3,300–4,600 on PostgreSQL.
- *
- * - SQLite: a second, read-only handle on the same file. WAL mode (set by the app's Prisma
- *   client, see `tuneSqlite`) lets it read while the other connection writes, and a reader never
- *   blocks the writer. better-sqlite3 is synchronous: acceptable for a microsecond-scale
- *   primary-key read. The handle is opened on first use, i.e. after the app has created the file
- *   and switched it to WAL; a failed open is retried by the next lookup.
- * - PostgreSQL: the driver's pool (`PostgresDriver`) and a named prepared statement (parsed and
- *   planned once per connection). The misses of one event-loop turn go to the database as one query
- *   (`code = ANY($1)`, through DataLoader with its cache off: the link cache is the cache). Each
- *   query costs a round trip and the server's per-statement work, whatever the number of codes,
- *   so under load batching tripled cold redirects on the benchmark machine (3,790 → 12,046 req/s); a lone
- *   request waits for nothing (the batch is sent at the end of the turn it arrived in).
- *   Failures surface as the driver's errors (`ECONNREFUSED`, `57P01`, …), which `toProblem`
- *   answers with 503; the pool replaces broken connections, so lookups recover by themselves
- *   when the database comes back.
- */
 /** The SQLite lookup handle, its statements, and the read transaction of the current turn. */
 interface SqliteLookup {
   db: Database.Database;
@@ -53,6 +29,29 @@ interface SqliteLookup {
   endScheduled: boolean;
 }
 
+/**
+ * The code → target read behind every redirect the cache misses, straight through the database
+ * driver with a prepared statement; everything else (writes, the API) goes through Prisma.
+ *
+ * Why not Prisma: a one-row query through the Prisma client costs many times the read itself
+ * (query interpretation, parameter and result conversion across the driver adapter), and with
+ * the cache off that CPU, not the database, would bound cold redirects (docs/performance.md).
+ *
+ * - SQLite: a second, read-only handle on the same file. WAL mode (set by the app's Prisma
+ *   client, see `tuneSqlite`) lets it read while the other connection writes, and a reader never
+ *   blocks the writer. better-sqlite3 is synchronous: acceptable for a microsecond-scale
+ *   primary-key read. The handle is opened on first use, i.e. after the app has created the file
+ *   and switched it to WAL; a failed open is retried by the next lookup.
+ * - PostgreSQL: the driver's pool (`PostgresDriver`) and a named prepared statement (parsed and
+ *   planned once per connection). The misses of one event-loop turn go to the database as one query
+ *   (`code = ANY($1)`, through DataLoader with its cache off: the link cache is the cache). Each
+ *   query costs a round trip and the server's per-statement work, whatever the number of codes,
+ *   so under load batching multiplies the cold redirects one connection can serve; a lone
+ *   request waits for nothing (the batch is sent at the end of the turn it arrived in).
+ *   Failures surface as the driver's errors (`ECONNREFUSED`, `57P01`, …), which `toProblem`
+ *   answers with 503; the pool replaces broken connections, so lookups recover by themselves
+ *   when the database comes back.
+ */
 @Injectable()
 export class RedirectLookup implements OnApplicationShutdown {
   private readonly logger = new Logger(RedirectLookup.name);
@@ -64,7 +63,7 @@ export class RedirectLookup implements OnApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     postgres: PostgresDriver,
   ) {
-    this.pool = postgres.pool;
+    this.pool = postgres.hotPool;
     if (this.pool) {
       this.postgresTargets = new DataLoader((codes) => this.queryPostgresTargets(codes), {
         cache: false,
@@ -158,9 +157,8 @@ export class RedirectLookup implements OnApplicationShutdown {
       try {
         // Over many links most lookups miss SQLite's own page cache (which it also empties
         // whenever another connection commits, i.e. after every click batch or new link), and
-        // each missed page was a pread() system call and a copy. Mapped, a page is read in place:
-        // measured at saturation over 1M links, 55 → 40 µs of the event loop's CPU per cold
-        // redirect (over 10k links: 37 → 36).
+        // each missed page was a pread() system call and a copy. Mapped, a page is read in place,
+        // which matters most when the file is far larger than SQLite's page cache.
         db.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
         this.sqlite = {
           db,

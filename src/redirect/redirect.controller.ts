@@ -37,7 +37,8 @@ const REDIRECT_RESPONSE = ApiFoundResponse({
  *
  * Codes this instance has cached are answered before the request reaches Nest, by
  * `RedirectFastPath`; these handlers serve the rest (a database read) and are what OpenAPI
- * documents. Both answer through `RedirectService.sendRedirect`.
+ * documents. Both answer through `RedirectService` (`sendRedirect` here, `writeRedirect` on the
+ * fast path), so the answers cannot differ.
  */
 @ApiTags('redirect')
 @Controller()

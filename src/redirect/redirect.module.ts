@@ -11,6 +11,5 @@ import { RedirectService } from './redirect.service.js';
   imports: [LinksModule],
   controllers: [RedirectController],
   providers: [RedirectLookup, RedirectRepository, RedirectService, ClickCounter, RedirectFastPath],
-  exports: [ClickCounter],
 })
 export class RedirectModule {}

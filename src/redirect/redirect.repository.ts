@@ -16,7 +16,7 @@ export class RedirectRepository {
 
   /**
    * One primary-key read, for every redirect the cache misses: through the driver with a prepared
-   * statement (`RedirectLookup`), as the same query through Prisma costs ~90–145 µs of CPU.
+   * statement (`RedirectLookup`), as the same query through Prisma costs many times more CPU.
    * `cacheGeneration`: `LinkCache.generation()`, taken before the call.
    */
   findTarget(code: string, cacheGeneration: number): Promise<string | null> {
@@ -31,8 +31,8 @@ export class RedirectRepository {
    * Raw SQL because Prisma's update would move `updated_at`, which tells when the target changed,
    * not when it was visited. Codes deleted meanwhile match no row. Through the driver
    * (`PostgresDriver`) as a named prepared statement: over many links nearly every redirect is a
-   * code of its own in the next flush, and Prisma's raw query cost the service ~3.1 µs of CPU per
-   * code (parameters converted across the driver adapter), the driver ~0.8 µs.
+   * code of its own in the next flush, and Prisma's raw query converts every parameter across the
+   * driver adapter, several times the driver's own cost per code.
    *
    * Rows are written in code order: two flushes of overlapping codes at the same moment (two
    * instances, or a flush and the shutdown flush) then lock the rows in the same order, as the
@@ -46,7 +46,7 @@ export class RedirectRepository {
     const sorted = [...counts].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const codes = sorted.map(([code]) => code);
     const clicks = sorted.map(([, added]) => added);
-    await this.postgres.pool!.query({
+    await this.postgres.hotPool!.query({
       name: 'add-clicks',
       text: `UPDATE "links" SET "clicks" = "links"."clicks" + "batch"."clicks"
         FROM unnest($1::text[], $2::integer[]) AS "batch" ("code", "clicks")
@@ -61,7 +61,7 @@ export class RedirectRepository {
    * one row per flush. The log is added to the links in bulk by `foldClickLog`.
    */
   get logsClicks(): boolean {
-    return this.sqliteWriter.enabled;
+    return this.sqliteWriter.databaseIsSqlite;
   }
 
   /** Appends one flush's counts to the click log; resolves with its id once committed. */

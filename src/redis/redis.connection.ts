@@ -8,7 +8,7 @@ export type RedisRole = 'commands' | 'subscriber';
  * milliseconds: commands fail at once while disconnected (no offline queue, no retries) and the
  * callers fall back to per-instance behaviour. The client keeps reconnecting in the background.
  */
-export function redisOptions(role: RedisRole): RedisOptions {
+function redisOptions(role: RedisRole): RedisOptions {
   return {
     connectionName: `shortlink-${role}`,
     enableOfflineQueue: false,

@@ -4,11 +4,11 @@ import { randomUUID } from 'node:crypto';
 import { LinkCache } from '../links/link-cache.js';
 import { REDIS_CLIENT, REDIS_SUBSCRIBER } from '../redis/redis.tokens.js';
 
-export const INVALIDATION_CHANNEL = 'shortlink:link-invalidations';
-export const ACK_CHANNEL_PREFIX = 'shortlink:link-invalidation-acks:';
+const INVALIDATION_CHANNEL = 'shortlink:link-invalidations';
+const ACK_CHANNEL_PREFIX = 'shortlink:link-invalidation-acks:';
 
 /** How long a change waits for the other instances to confirm before it is answered anyway. */
-export const ACK_TIMEOUT_MS = 1000;
+const ACK_TIMEOUT_MS = 1000;
 
 /** What travels on the invalidation channel. */
 interface InvalidationMessage {

@@ -4,7 +4,10 @@ import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { prepareDatabase } from '../../src/database/startup-migrations.js';
 import { createTestDatabase, type TestDatabase } from './test-database.js';
 
-/** Short URLs in tests use this base; `TestApp.redirectUrl()` maps them to the live server. */
+/**
+ * Short URLs in tests use this base (https, as in production); a spec follows one by requesting
+ * `/<code>` from `TestApp.baseUrl`.
+ */
 export const TEST_SHORT_BASE_URL = 'https://sl.test';
 
 export interface TestApp {
