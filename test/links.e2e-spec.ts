@@ -1,29 +1,7 @@
 import { PrismaService } from '../src/database/prisma.service.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
-
-interface Link {
-  code: string;
-  short_url: string;
-  url: string;
-  created_at: string;
-  updated_at: string;
-  clicks: number;
-}
-interface LinkList {
-  data: Link[];
-  total: number;
-  limit: number;
-  offset: number;
-}
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  error: string;
-  detail: string;
-  errors?: { field: string; message: string }[];
-}
+import type { Link, LinkList, Problem } from '../sdk/client.js';
 
 const ISO_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 // Rate limits are tested on their own; here they would only get in the way of the bulk tests.

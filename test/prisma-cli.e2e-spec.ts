@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { committedMigrations } from './support/migrations.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
@@ -37,12 +38,6 @@ function prisma(args: string[], databaseUrl: string, shadowDatabaseUrl?: string)
   const run = spawnSync('npx', ['prisma', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr, output: run.stdout + run.stderr };
 }
-
-const committedMigrations = (kind: Kind) =>
-  readdirSync(join(ROOT, 'prisma', kind, 'migrations'), { withFileTypes: true })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    .sort();
 
 /** A database of one kind that the CLI has not seen yet, and plain SQL access to it. */
 interface Target {

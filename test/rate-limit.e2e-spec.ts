@@ -1,15 +1,9 @@
-import { createAccountWithToken, type TestAccount } from './support/factories.js';
+import { createAccountWithToken, newClient, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const WINDOW_SECONDS = 60;
 const ANONYMOUS_LIMIT = 3;
 const TOKEN_LIMIT = 4;
-
-let nextAddress = 1;
-/** A client address of its own per test (the app trusts X-Forwarded-For), so counters never mix. */
-function newClient(): { 'x-forwarded-for': string } {
-  return { 'x-forwarded-for': `198.51.100.${nextAddress++}` };
-}
 
 function expectLimitHeaders(response: Response, limit: number, remaining: number): void {
   expect(response.headers.get('x-ratelimit-limit')).toBe(String(limit));

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -8,15 +8,9 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { prepareDatabase } from '../src/database/startup-migrations.js';
+import { committedMigrations } from './support/migrations.js';
 
 const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-const committedMigrations = (kind: string) =>
-  readdirSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'prisma', kind, 'migrations'), {
-    withFileTypes: true,
-  })
-    .filter((entry) => entry.isDirectory())
-    .map((entry) => entry.name)
-    .sort();
 
 /**
  * Each Jest project (see jest.config.js) sets TEST_DATABASE and covers its own kind; run

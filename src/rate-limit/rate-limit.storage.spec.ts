@@ -4,19 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { OwnRedisServer, TEST_REDIS_URL } from '../../test/support/redis-server.js';
 import { closeRedisConnection, createRedisConnection } from '../redis/redis.connection.js';
 import { RateLimitStorage } from './rate-limit.storage.js';
+import { until } from '../../test/support/eventually.js';
 
 const silent = { warn: () => undefined, log: () => undefined } as unknown as Logger;
 
 function uniqueKey(): string {
   return `shortlink:test:${randomBytes(6).toString('hex')}`;
-}
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 describe('RateLimitStorage', () => {

@@ -2,7 +2,7 @@ import { jest } from '@jest/globals';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
-import { freePort } from '../../test/support/redis-server.js';
+import { freePort } from '../../test/support/free-port.js';
 import { toProblem } from '../common/errors/problem.js';
 import type { AppConfig } from '../config/app-config.js';
 import { PostgresDriver } from '../database/postgres-driver.js';

@@ -4,16 +4,9 @@ import { loadConfig } from '../config/app-config.js';
 import { LinkCache } from '../links/link-cache.js';
 import { closeRedisConnection, createRedisConnection } from '../redis/redis.connection.js';
 import { LinkInvalidationBus } from './link-invalidation.bus.js';
+import { until } from '../../test/support/eventually.js';
 
 const silent = { warn: () => undefined, log: () => undefined } as never;
-
-async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 /** One instance's side: its cache and its bus on connections of its own. */
 async function instance(url: string) {

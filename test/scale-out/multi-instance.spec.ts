@@ -1,3 +1,4 @@
+import { newClient } from '../support/factories.js';
 import { OwnRedisServer } from '../support/redis-server.js';
 import { runSource } from '../support/run-source.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
@@ -9,13 +10,6 @@ import { createTestDatabase, type TestDatabase } from '../support/test-database.
  * Runs once (not per database kind): scale-out needs PostgreSQL whatever TEST_DATABASE says.
  */
 const ANONYMOUS_LIMIT = 5;
-
-let nextAddress = 1;
-/** A client address of its own (the instances trust one proxy hop), so tests never share counters. */
-function newClient(): Record<string, string> {
-  const n = nextAddress++;
-  return { 'x-forwarded-for': `198.51.${Math.floor(n / 250)}.${(n % 250) + 1}` };
-}
 
 function request(
   instance: ServerProcess,

@@ -13,3 +13,12 @@ export async function eventually(check: () => Promise<void>, timeoutMs = 5000): 
     }
   }
 }
+
+/** Polls until `condition` holds (or `timeoutMs` runs out, then fails). */
+export async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

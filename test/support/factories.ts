@@ -28,3 +28,13 @@ export async function createAccountWithToken(testApp: TestApp, scopes: Scope[] =
     bearer: { authorization: `Bearer ${token}` },
   };
 }
+
+let nextClientAddress = 1;
+/**
+ * Headers of a client with an address of its own (the test apps trust one proxy hop and read
+ * `X-Forwarded-For`), so rate-limit counters never mix between tests.
+ */
+export function newClient(): { 'x-forwarded-for': string } {
+  const n = nextClientAddress++;
+  return { 'x-forwarded-for': `198.51.${Math.floor(n / 250)}.${(n % 250) + 1}` };
+}

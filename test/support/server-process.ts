@@ -1,5 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './free-port.js';
 import { completion, spawnSource, type ProcessResult } from './run-source.js';
 
 export interface ServerProcess {
@@ -11,15 +11,6 @@ export interface ServerProcess {
   exited: Promise<ProcessResult>;
   /** SIGTERM, then the exit result. */
   stop(): Promise<ProcessResult>;
-}
-
-/** A free loopback port (the tiny race until the child binds it is acceptable in tests). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /**

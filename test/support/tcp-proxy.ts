@@ -1,5 +1,5 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { freePort } from './redis-server.js';
+import { freePort } from './free-port.js';
 
 /**
  * A TCP proxy in front of a real server (e.g. PostgreSQL) that a spec can cut and restore, to
