@@ -477,7 +477,7 @@ function problemsOf(result, expected) {
   ];
 }
 
-function createReport(options) {
+function createReport() {
   const rows = [];
   const checks = [];
   const flatCost = [];
@@ -539,7 +539,7 @@ async function main() {
       .map(([k, v]) => `${k}=${v}`)
       .join(' ')} LOG_LEVEL=${options.logLevel} (rate limits raised so no request is refused)`,
   );
-  const report = createReport(options);
+  const report = createReport();
   for (const links of options.links) {
     log(`\n${links.toLocaleString('en')} links`);
     for (const kind of options.databases) await runGroup(options, kind, links, report);
