@@ -1,7 +1,12 @@
 // The one reader of DATABASE_URL (prisma/engine/database-url.js), used by the service, the
 // migrator and prisma.config.ts alike.
 import { join, resolve } from 'node:path';
-import { databaseKind, sqliteFilePath, UnsupportedDatabaseUrlError } from '../prisma/engine/database-url.js';
+import {
+  databaseKind,
+  MalformedDatabaseUrlError,
+  sqliteFilePath,
+  UnsupportedDatabaseUrlError,
+} from '../prisma/engine/database-url.js';
 
 describe('sqliteFilePath', () => {
   it.each([
@@ -16,8 +21,14 @@ describe('sqliteFilePath', () => {
     ['file:/var/lib/shortlink/app.db', '/var/lib/shortlink/app.db'],
     ['file:///var/lib/shortlink/app.db', '/var/lib/shortlink/app.db'],
     ['file:/var/lib/short%20link/app.db', '/var/lib/short link/app.db'],
+    ['file:./100%25.db', '/srv/app/100%.db'],
   ])('%s → %s (relative to /srv/app)', (url, expected) => {
     expect(sqliteFilePath(url, '/srv/app')).toBe(expected);
+  });
+
+  it.each(['file:./100%.db', 'file:./%zz.db', 'file:./%E9.db'])('refuses %s: a malformed %%-escape', (url) => {
+    expect(() => sqliteFilePath(url, '/srv/app')).toThrow(MalformedDatabaseUrlError);
+    expect(() => sqliteFilePath(url, '/srv/app')).toThrow(/write a literal % as %25/);
   });
 
   it('takes relative paths against the working directory by default', () => {

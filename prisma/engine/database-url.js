@@ -19,6 +19,17 @@ export class UnsupportedDatabaseUrlError extends Error {
   }
 }
 
+/** Thrown for a `file:` path whose %-escapes do not decode (`file:./100%.db`): a literal % is `%25`. */
+export class MalformedDatabaseUrlError extends Error {
+  code = 'P1013';
+
+  /** @param {string} path */
+  constructor(path) {
+    super(`DATABASE_URL has a malformed %-escape in its file path "${path}" (write a literal % as %25)`);
+    this.name = 'MalformedDatabaseUrlError';
+  }
+}
+
 /**
  * @param {string} url
  * @returns {DatabaseKind}
@@ -36,7 +47,13 @@ export function databaseKind(url) {
  * @param {string} [baseDir]
  */
 export function sqliteFilePath(url, baseDir = process.cwd()) {
-  const file = decodeURIComponent(url.slice('file:'.length).replace(/[?#].*$/, ''));
+  const encoded = url.slice('file:'.length).replace(/[?#].*$/, '');
+  let file;
+  try {
+    file = decodeURIComponent(encoded);
+  } catch {
+    throw new MalformedDatabaseUrlError(encoded);
+  }
   return path.resolve(baseDir, file);
 }
 

@@ -87,6 +87,7 @@ describe('loadConfig', () => {
     ['PORT', '12abc'],
     ['DATABASE_URL', 'mysql://x'],
     ['DATABASE_URL', 'shortlink.db'],
+    ['DATABASE_URL', 'file:./100%.db'],
     ['SHORT_BASE_URL', 'https://sho.rt/'],
     ['SHORT_BASE_URL', 'sho.rt'],
     ['SHORT_BASE_URL', 'ftp://sho.rt'],
@@ -150,6 +151,15 @@ describe('CORS_ORIGINS', () => {
         'Invalid configuration: CORS_ORIGINS="https://app.example/" must be * or a comma-separated list of origins such as https://app.example or http://localhost:5173 (scheme, host and port only, no path or trailing slash)',
       ),
     );
+  });
+});
+
+describe('DATABASE_URL with a malformed %-escape', () => {
+  it('stops at start-up with one line that says how to write a literal %', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'file:./100%.db' })).toThrow(
+      'Invalid configuration: DATABASE_URL="file:./100%.db" has a malformed %-escape in its file path (write a literal % as %25)',
+    );
+    expect(loadConfig({ DATABASE_URL: 'file:./100%25.db' }).databaseUrl).toBe('file:./100%25.db');
   });
 });
 

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { plainToInstance, Transform } from 'class-transformer';
-import { databaseKind } from '../../prisma/engine/database-url.js';
+import { databaseKind, sqliteFilePath } from '../../prisma/engine/database-url.js';
 import {
   IsBoolean,
   IsIn,
@@ -80,10 +80,25 @@ function IsDatabaseUrl() {
   return ValidateBy({
     name: 'isDatabaseUrl',
     validator: {
-      validate: (value: unknown) => typeof value === 'string' && kindOrUndefined(value) !== undefined,
-      defaultMessage: () => 'must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)',
+      validate: (value: unknown) =>
+        typeof value === 'string' && kindOrUndefined(value) !== undefined && decodablePath(value),
+      defaultMessage: (args) =>
+        typeof args?.value === 'string' && kindOrUndefined(args.value) === 'sqlite'
+          ? 'has a malformed %-escape in its file path (write a literal % as %25)'
+          : 'must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)',
     },
   });
+}
+
+/** A SQLite path must decode here, not fail later when the database is opened. */
+function decodablePath(url: string): boolean {
+  if (kindOrUndefined(url) !== 'sqlite') return true;
+  try {
+    sqliteFilePath(url);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function kindOrUndefined(url: string): DatabaseKind | undefined {
