@@ -6,6 +6,8 @@
 // the same file then runs from src/ under the tests and from dist/ in production, where tsc
 // copies it (allowJs).
 import Database from 'better-sqlite3';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { FoldPacer, foldDuty } from './fold-pacing.js';
 
@@ -28,6 +30,20 @@ db.pragma('synchronous = NORMAL');
 db.pragma('foreign_keys = ON');
 // SQLite's automatic checkpoints stay on: the commit that fills the WAL copies it back into the
 // database file (with an fsync), which takes tens of milliseconds, here on this thread.
+
+/**
+ * Frees the closed database's statement objects while this thread's environment is still alive.
+ * Left to the thread's teardown, better-sqlite3's statement destructors run after the environment
+ * is gone, and on Node.js 24 that aborts the whole process (`RemoveEnvironmentCleanupHook`:
+ * `(env) != nullptr`), in the middle of the service's shutdown.
+ */
+function collectStatements() {
+  statements.clear();
+  setFlagsFromString('--expose-gc');
+  const gc = /** @type {() => void} */ (runInNewContext('gc'));
+  gc();
+  gc();
+}
 
 /** @type {Map<string, import('better-sqlite3').Statement>} */
 const statements = new Map();
@@ -144,6 +160,7 @@ function handle(request) {
           db.pragma('wal_checkpoint(TRUNCATE)');
         } finally {
           db.close();
+          collectStatements();
           // With no listener left, the thread ends once the reply is sent.
           port.unref();
         }

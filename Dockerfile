@@ -1,0 +1,55 @@
+# shortlink as a container image: `docker build -t shortlink .`, then
+# `docker run -p 3000:3000 -v shortlink-data:/data shortlink` (docs/operations.md, "Containers").
+#
+# The base is a build argument so the official image is the default and a local stand-in can be
+# passed in where no registry is reachable (test/container/image.sh).
+ARG NODE_IMAGE=node:24-bookworm-slim
+
+# ---- build: dependencies (better-sqlite3 compiles from source where its prebuilt binary cannot
+# be fetched, hence the compilers), the Prisma clients, the compiled service.
+FROM ${NODE_IMAGE} AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json prisma.config.ts ./
+COPY prisma ./prisma
+# postinstall generates the Prisma clients from prisma/ (no engine is downloaded).
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ./
+COPY src ./src
+COPY bin ./bin
+RUN npm run build \
+ && npm prune --omit=dev --no-audit --no-fund \
+ && npm cache clean --force
+
+# ---- runtime: production dependencies, the compiled service and the migrations; no compilers,
+# no dev dependencies, no sources or tests.
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    DATABASE_URL=file:/data/shortlink.db
+WORKDIR /app
+COPY --from=build /app/package.json /app/package-lock.json /app/prisma.config.ts ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/prisma ./prisma
+COPY --from=build /app/bin ./bin
+# `shortlink` on PATH for `docker exec <container> shortlink …`, as the container's user (an
+# `npx shortlink` would try to chmod root-owned files, and without --no-install could fetch a
+# stranger's package of that name).
+RUN ln -s /app/bin/shortlink.js /usr/local/bin/shortlink \
+ && mkdir -p /data \
+ && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 3000
+# Liveness; orchestrators should route traffic by /health/ready (503 while the database is
+# unreachable or the instance is draining).
+HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
+  CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# node runs as PID 1 and handles SIGTERM itself (graceful drain, last click flush, exit 0); it
+# starts no child processes, so nothing needs reaping. `docker run --init` adds tini if wanted.
+STOPSIGNAL SIGTERM
+CMD ["node", "dist/src/main.js"]
