@@ -2,7 +2,8 @@
 // once. PostgreSQL only (SQLite logs them instead: test/click-log.spec.ts), so this spec makes
 // its own database.
 import { PrismaService } from '../src/database/prisma.service.js';
-import { RedirectRepository } from '../src/redirect/redirect.repository.js';
+import { PostgresClickSink } from '../src/clicks/postgres-click-sink.js';
+import type { CodeTally } from '../src/clicks/click-tally.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 
@@ -28,6 +29,10 @@ describe('click flushes (PostgreSQL)', () => {
     return codes;
   }
 
+  /** `clicks` clicks of one day, half of them from news.example. */
+  const onDay = (clicks: number): CodeTally =>
+    new Map([['2026-11-24', { clicks, referrers: new Map([['news.example', Math.ceil(clicks / 2)]]) }]]);
+
   async function clicksOf(codes: string[]): Promise<number[]> {
     const rows = await testApp.app.get(PrismaService).link.findMany({ where: { code: { in: codes } } });
     const clicks = new Map(rows.map((row) => [row.code, row.clicks]));
@@ -38,15 +43,27 @@ describe('click flushes (PostgreSQL)', () => {
     const codes = await createLinks('batch', 40);
     const counts = codes.map((code, i) => [code, i + 1] as const);
 
-    await testApp.app.get(RedirectRepository).addClicks([...counts, ['gone4ever', 3]]);
+    await testApp.app
+      .get(PostgresClickSink)
+      .addClicks([...counts.map(([code, clicks]) => [code, onDay(clicks)] as const), ['gone4ever', onDay(3)]]);
 
     expect(await clicksOf(codes)).toEqual(counts.map(([, clicks]) => clicks));
+    const prisma = testApp.app.get(PrismaService);
+    const daily = await prisma.linkDailyClicks.findMany({ where: { code: { in: codes } }, orderBy: { code: 'asc' } });
+    expect(daily.map((row) => [row.code, row.day, row.clicks])).toEqual(
+      counts.map(([code, clicks]) => [code, '2026-11-24', clicks]),
+    );
+    const hosts = await prisma.linkDailyReferrer.findMany({ where: { code: { in: codes } }, orderBy: { code: 'asc' } });
+    expect(hosts.map((row) => [row.code, row.host, row.clicks])).toEqual(
+      counts.map(([code, clicks]) => [code, 'news.example', Math.ceil(clicks / 2)]),
+    );
+    expect(await prisma.linkDailyClicks.count({ where: { code: 'gone4ever' } })).toBe(0);
   });
 
   it('writes concurrent batches of the same codes, given in opposite orders, without a deadlock', async () => {
     const codes = await createLinks('both', 2000);
-    const counts = codes.map((code) => [code, 1] as const);
-    const repository = testApp.app.get(RedirectRepository);
+    const counts = codes.map((code) => [code, onDay(1)] as const);
+    const repository = testApp.app.get(PostgresClickSink);
 
     for (let round = 0; round < 5; round++) {
       await Promise.all([repository.addClicks(counts), repository.addClicks([...counts].reverse())]);

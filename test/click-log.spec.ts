@@ -4,7 +4,7 @@
 import Database from 'better-sqlite3';
 import { sqliteFilePath } from '../prisma/engine/database-url.js';
 import { toSqliteDateTime } from '../src/database/sqlite-background-writer.js';
-import { ClickCounter } from '../src/redirect/click-counter.js';
+import { SqliteClickSink } from '../src/clicks/sqlite-click-sink.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { eventually } from './support/eventually.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -88,7 +88,7 @@ describe('click log (SQLite)', () => {
     expect(row('logged1')).toEqual({ clicks: 0, throughBatch: 0 });
     expect(loggedBatches()).toBeGreaterThan(0);
 
-    await testApp.app.get(ClickCounter).foldClickLog();
+    await testApp.app.get(SqliteClickSink).fold();
 
     expect(row('logged1')).toMatchObject({ clicks: 5 });
     expect(row('logged1')!.throughBatch).toBeGreaterThan(0);
@@ -111,7 +111,7 @@ describe('click log (SQLite)', () => {
     await visit('reborn1', 2);
     await eventually(async () => expect(await apiClicks('reborn1')).toBe(2));
 
-    await testApp.app.get(ClickCounter).foldClickLog();
+    await testApp.app.get(SqliteClickSink).fold();
 
     expect(row('reborn1')).toMatchObject({ clicks: 2 });
     expect(await apiClicks('reborn1')).toBe(2);
@@ -175,8 +175,8 @@ describe('click log (SQLite)', () => {
 
     let folded = false;
     const fold = testApp.app
-      .get(ClickCounter)
-      .foldClickLog()
+      .get(SqliteClickSink)
+      .fold()
       .then(() => (folded = true));
     const readsDuringFold: Array<Promise<void>> = [];
     let inserts = 0;
@@ -222,16 +222,16 @@ describe('click log (SQLite)', () => {
     insertLinks(codes);
     logBatch();
     await start();
-    const counter = testApp.app.get(ClickCounter);
+    const counter = testApp.app.get(SqliteClickSink);
     let began = performance.now();
-    await counter.foldClickLog();
+    await counter.fold();
     const unpacedMs = performance.now() - began;
 
     // The same work again, to be spread over a minute: at the lowest duty, about twenty times
     // its working time.
     logBatch();
     let folded = false;
-    const paced = counter.foldClickLog(60_000).then(() => (folded = true));
+    const paced = counter.fold(60_000).then(() => (folded = true));
     await new Promise((resolve) => setTimeout(resolve, 3 * unpacedMs));
     expect(folded).toBe(false);
     await createLink('during-paced-fold');

@@ -226,29 +226,50 @@ async function foldClicks(spreadMs) {
       foldDuty(foldMsPerLoggedChar === undefined ? undefined : foldMsPerLoggedChar * loggedChars, spreadMs),
     ));
 
-    /** Per code: clicks in all batches, and the first batch that has the code. */
+    /** Per code: clicks in all batches, by day and referrer, and the first batch that has the code. */
     /** @type {Map<string, Total>} */
     const totals = new Map();
-    /** @type {{ id: number, loggedAt: string, counts: Map<string, number> }[]} */
+    /** @type {{ id: number, loggedAt: string, counts: Map<string, DayCounts[]> }[]} */
     const batches = [];
     for (const { id, loggedAt, counts: json } of rows) {
-      const counts = new Map(/** @type {[string, number][]} */ (JSON.parse(json)));
+      const counts = parseCounts(json, loggedAt);
       batches.push({ id, loggedAt, counts });
-      for (const [code, clicks] of counts) {
-        const total = totals.get(code);
-        if (total) total.clicks += clicks;
-        else totals.set(code, { code, clicks, firstId: id, firstLoggedAt: loggedAt });
+      for (const [code, days] of counts) {
+        let total = totals.get(code);
+        if (!total) {
+          total = { code, clicks: 0, firstId: id, firstLoggedAt: loggedAt, days: new Map() };
+          totals.set(code, total);
+        }
+        addDays(total, days);
       }
       await pacer.slice();
     }
     /** The clicks of `code` in the batches `row` does not include, closed after it was created. */
     const clicksFor = (/** @type {string} */ code, /** @type {LinkRow} */ row) => {
       const [, createdAt, throughBatch] = row;
-      let clicks = 0;
+      /** @type {Total} */
+      const total = { code, clicks: 0, firstId: 0, firstLoggedAt: '', days: new Map() };
       for (const batch of batches) {
-        if (batch.id > throughBatch && batch.loggedAt >= createdAt) clicks += batch.counts.get(code) ?? 0;
+        const days = batch.counts.get(code);
+        if (days && batch.id > throughBatch && batch.loggedAt >= createdAt) addDays(total, days);
       }
-      return clicks;
+      return total;
+    };
+    // A link's daily rows are written in the transaction that adds to its `clicks` (and moves its
+    // `clicks_through_batch`), so they are exact whenever the count is.
+    const addDay = statement(
+      `INSERT INTO link_daily_clicks (code, day, clicks) VALUES (?, ?, ?)
+       ON CONFLICT (code, day) DO UPDATE SET clicks = clicks + excluded.clicks`,
+    );
+    const addHost = statement(
+      `INSERT INTO link_daily_referrers (code, day, host, clicks) VALUES (?, ?, ?, ?)
+       ON CONFLICT (code, day, host) DO UPDATE SET clicks = clicks + excluded.clicks`,
+    );
+    const addDaily = (/** @type {Total} */ total) => {
+      for (const [day, { clicks, referrers }] of total.days) {
+        addDay.run(total.code, day, clicks);
+        for (const [host, hostClicks] of referrers) addHost.run(total.code, day, host, hostClicks);
+      }
     };
 
     // Each code's rowid, from the code index alone (it holds the rowid), in code order: the
@@ -290,8 +311,12 @@ async function foldClicks(spreadMs) {
       for (let k = from; k < to; k++) {
         const i = order[k];
         const rowid = rowids[i];
-        const { code, clicks, firstId, firstLoggedAt } = found[i];
-        if (addAll.run(clicks, through, rowid, code, firstId, firstLoggedAt).changes > 0) continue;
+        const total = found[i];
+        const { code, clicks, firstId, firstLoggedAt } = total;
+        if (addAll.run(clicks, through, rowid, code, firstId, firstLoggedAt).changes > 0) {
+          addDaily(total);
+          continue;
+        }
         let at = rowid;
         let row = /** @type {LinkRow | undefined} */ (rowAt.get(at));
         if (row?.[0] !== code) {
@@ -301,7 +326,10 @@ async function foldClicks(spreadMs) {
           at = moved;
           row = /** @type {LinkRow} */ (rowAt.get(at));
         }
-        if (row[2] < through) add.run(clicksFor(code, row), through, at);
+        if (row[2] >= through) continue;
+        const some = clicksFor(code, row);
+        add.run(some.clicks, through, at);
+        addDaily(some);
       }
     });
     for (let start = 0; start < order.length; start += FOLD_ROWS_PER_TRANSACTION) {
@@ -343,7 +371,43 @@ function tableOrder(rowids) {
   return order;
 }
 
-/** @typedef {{ code: string, clicks: number, firstId: number, firstLoggedAt: string }} Total */
+/**
+ * @typedef {[day: string, clicks: number, referrers: [string, number][]]} DayCounts
+ * @typedef {{ code: string, clicks: number, firstId: number, firstLoggedAt: string,
+ *   days: Map<string, { clicks: number, referrers: Map<string, number> }> }} Total
+ */
+
+/**
+ * A click-log row's counts (see click-tally.ts, `serializeTally`): `[[code, [[day, clicks,
+ * [[host, clicks], …]], …]], …]`; rows logged before daily counts existed hold `[[code,
+ * clicks], …]`, whose clicks count on the day they were logged, with no referrer.
+ * @param {string} json
+ * @param {string} loggedAt
+ * @returns {Map<string, DayCounts[]>}
+ */
+function parseCounts(json, loggedAt) {
+  const entries = /** @type {[string, number | DayCounts[]][]} */ (JSON.parse(json));
+  return new Map(
+    entries.map(([code, value]) => [code, typeof value === 'number' ? [[loggedAt.slice(0, 10), value, []]] : value]),
+  );
+}
+
+/**
+ * @param {Total} total
+ * @param {DayCounts[]} days
+ */
+function addDays(total, days) {
+  for (const [day, clicks, referrers] of days) {
+    total.clicks += clicks;
+    let tally = total.days.get(day);
+    if (!tally) {
+      tally = { clicks: 0, referrers: new Map() };
+      total.days.set(day, tally);
+    }
+    tally.clicks += clicks;
+    for (const [host, hostClicks] of referrers) tally.referrers.set(host, (tally.referrers.get(host) ?? 0) + hostClicks);
+  }
+}
 /** @typedef {[code: string, createdAt: string, throughBatch: number]} LinkRow */
 
 /**

@@ -1,15 +1,15 @@
 import { Module } from '@nestjs/common';
+import { ClicksModule } from '../clicks/clicks.module.js';
 import { LinkCache } from './link-cache.js';
 import { LinksController } from './links.controller.js';
 import { LinksRepository } from './links.repository.js';
 import { LinksService } from './links.service.js';
-import { LoggedClicks } from './logged-clicks.js';
 
 @Module({
+  imports: [ClicksModule],
   controllers: [LinksController],
-  providers: [LinksRepository, LinksService, LinkCache, LoggedClicks],
-  // Shared with the redirect module, one of each per instance: LinkCache is invalidated here,
-  // LoggedClicks filled by the click counter and read here.
-  exports: [LinksService, LinkCache, LoggedClicks],
+  providers: [LinksRepository, LinksService, LinkCache],
+  // Shared with the redirect module, one per instance: LinkCache is invalidated here.
+  exports: [LinksService, LinkCache],
 })
 export class LinksModule {}

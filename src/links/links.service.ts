@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Caller } from '../auth/auth.decorators.js';
+import { LoggedClicks } from '../clicks/logged-clicks.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { DEFAULT_PAGE_SIZE, type PaginationQueryDto } from '../common/pagination/pagination-query.dto.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -7,7 +8,6 @@ import { APP_CONFIG } from '../config/config.tokens.js';
 import type { LinkDto, LinkListDto } from './dto/link.dto.js';
 import { LinkCache } from './link-cache.js';
 import { LinksRepository, type LinkRecord } from './links.repository.js';
-import { LoggedClicks } from './logged-clicks.js';
 import { couldBeCode, customCodeProblem, generateCode } from './short-code.js';
 import { normalizeTargetUrl } from './target-url.js';
 

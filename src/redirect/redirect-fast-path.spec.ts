@@ -5,7 +5,7 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { EarlyRequests } from '../common/http/early-requests.js';
 import type { AppConfig } from '../config/app-config.js';
 import { LinkCache } from '../links/link-cache.js';
-import type { ClickCounter } from './click-counter.js';
+import type { ClickCounter } from '../clicks/click-counter.js';
 import { RedirectFastPath } from './redirect-fast-path.js';
 import type { RedirectRepository } from './redirect.repository.js';
 import { RedirectService } from './redirect.service.js';
@@ -25,7 +25,7 @@ interface Answer {
 async function setup(logLevel = 'info') {
   const config = { logLevel, redirectCacheSize: 10, redirectCacheTtlSeconds: 300 } as AppConfig;
   const cache = new LinkCache(config);
-  const record = jest.fn<(code: string) => void>();
+  const record = jest.fn<(code: string, referer?: string) => void>();
   const service = new RedirectService(
     cache,
     { findTarget: () => Promise.resolve(null) } as unknown as RedirectRepository,
@@ -75,7 +75,7 @@ describe('RedirectFastPath', () => {
       body: '',
       headers: { location: 'https://example.com/', 'cache-control': 'private, no-store', 'content-length': '0' },
     });
-    expect(record.mock.calls).toEqual([['Ab3dE9x']]);
+    expect(record.mock.calls).toEqual([['Ab3dE9x', undefined]]);
     expect(fastify).not.toHaveBeenCalled();
   });
 
@@ -98,7 +98,7 @@ describe('RedirectFastPath', () => {
 
     expect(answer.status).toBe(302);
     expect(answer.headers.location).toBe('https://example.com/');
-    expect(record.mock.calls).toEqual([['Ab3dE9x']]);
+    expect(record.mock.calls).toEqual([['Ab3dE9x', undefined]]);
   });
 
   it('passes uncached and invalidated codes on to Fastify', async () => {

@@ -67,8 +67,19 @@ export class RedirectFastPath implements OnModuleInit {
     const code = queryAt === -1 ? url.slice(1) : url.slice(1, queryAt);
     const target = this.redirects.cachedTarget(code);
     if (target === undefined) return false;
-    return this.redirects.writeRedirect(method, code, target, response);
+    // The raw headers rather than `request.headers`, which Node builds as an object on first use.
+    const referer = method === 'GET' ? rawHeader(request.rawHeaders, 'referer') : undefined;
+    return this.redirects.writeRedirect(method, code, target, referer, response);
   }
 }
 
 const SLASH = 0x2f;
+
+/** The first value of header `name` (lower case) in Node's `rawHeaders` (name, value, name, …). */
+export function rawHeader(rawHeaders: readonly string[], name: string): string | undefined {
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const key = rawHeaders[i];
+    if (key.length === name.length && key.toLowerCase() === name) return rawHeaders[i + 1];
+  }
+  return undefined;
+}

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ClicksModule } from '../clicks/clicks.module.js';
 import { LinksModule } from '../links/links.module.js';
-import { ClickCounter } from './click-counter.js';
 import { RedirectLookup } from './redirect-lookup.js';
 import { RedirectFastPath } from './redirect-fast-path.js';
 import { RedirectController } from './redirect.controller.js';
@@ -8,8 +8,8 @@ import { RedirectRepository } from './redirect.repository.js';
 import { RedirectService } from './redirect.service.js';
 
 @Module({
-  imports: [LinksModule],
+  imports: [LinksModule, ClicksModule],
   controllers: [RedirectController],
-  providers: [RedirectLookup, RedirectRepository, RedirectService, ClickCounter, RedirectFastPath],
+  providers: [RedirectLookup, RedirectRepository, RedirectService, RedirectFastPath],
 })
 export class RedirectModule {}

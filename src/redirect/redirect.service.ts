@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
+import { ClickCounter } from '../clicks/click-counter.js';
 import { LinkCache } from '../links/link-cache.js';
 import { couldBeCode } from '../links/short-code.js';
-import { ClickCounter } from './click-counter.js';
 import { RedirectRepository } from './redirect.repository.js';
 
 /**
@@ -39,11 +39,11 @@ export class RedirectService {
   }
 
   /**
-   * Answers a found link: 302 to its target. A GET counts as a visit (in memory, written to the
-   * database in batches); a HEAD does not, as link checkers and previewers use it, not visitors.
+   * Answers a found link: 302 to its target. A GET counts as a visit, with the host of its `Referer`
+   * (in memory, written to the database in batches); a HEAD does not, as link checkers and previewers use it, not visitors.
    */
   sendRedirect(request: FastifyRequest, reply: FastifyReply, code: string, target: string): void {
-    if (request.method === 'GET') this.clicks.record(code);
+    if (request.method === 'GET') this.clicks.record(code, request.headers.referer);
     void reply.code(302).headers(redirectHeaders(target)).send();
   }
 
@@ -52,7 +52,13 @@ export class RedirectService {
    * having sent and counted nothing, if Node refuses the target as a header value (stored
    * targets are normalised URLs, so that does not happen; if it did, Fastify's path reports it).
    */
-  writeRedirect(method: string, code: string, target: string, response: ServerResponse): boolean {
+  writeRedirect(
+    method: string,
+    code: string,
+    target: string,
+    referer: string | undefined,
+    response: ServerResponse,
+  ): boolean {
     try {
       // The same headers as `redirectHeaders`, plus content-length as Fastify sets it for an empty
       // body (none on HEAD). Written as plain literals: spreading one object into another costs
@@ -67,7 +73,7 @@ export class RedirectService {
       return false;
     }
     response.end();
-    if (method === 'GET') this.clicks.record(code);
+    if (method === 'GET') this.clicks.record(code, referer);
     return true;
   }
 }

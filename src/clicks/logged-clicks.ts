@@ -1,31 +1,32 @@
 import { Injectable } from '@nestjs/common';
+import { mergeCodeTally, totalClicks, type ClickTally, type CodeTally } from './click-tally.js';
 
-/** One flush's click counts, as written to the click log. */
+/** One flush's clicks, as written to the click log. */
 export interface LoggedClickBatch {
   /** `click_batches.id`: batches are added to links in this order. */
   id: number;
   /** When the batch was closed: it holds only clicks counted before. */
   closedAt: Date;
-  counts: ReadonlyMap<string, number>;
+  counts: ClickTally;
 }
 
 /** What a link row says about the clicks it includes. */
 export interface LinkClicks {
   code: string;
   createdAt: Date;
-  /** The last batch `clicks` includes (0: none). */
+  /** The last batch `clicks` (and the link's daily rows) include (0: none). */
   clicksThroughBatch: number;
 }
 
 /**
- * The click batches in the click log (`click_batches`, SQLite) that may not be in `links.clicks`
- * yet. On SQLite the click counter appends one batch per flush and adds the log to the links in
- * bulk only every so often (see ClickCounter); the API adds the batches a row does not include
- * yet to what it reads, so counts stay at most one flush interval behind, as on PostgreSQL
- * (where nothing is ever logged here and this adds nothing).
+ * The click batches in the click log (`click_batches`, SQLite) that may not be in the links and
+ * their daily rows yet. On SQLite the click counter appends one batch per flush and adds the log
+ * to the links in bulk only every so often (see SqliteClickSink); readers add the batches a row
+ * does not include yet to what they read, so counts stay at most one flush interval behind, as
+ * on PostgreSQL (where nothing is ever logged here and this adds nothing).
  *
- * Exact whatever a fold is doing meanwhile: a row and the last batch it includes are read
- * together (one row, one snapshot), and a batch is dropped here only once every row has it.
+ * Exact whatever a fold is doing meanwhile: a row, its daily rows and the last batch they
+ * include are read in one snapshot, and a batch is dropped here only once every row has it.
  */
 @Injectable()
 export class LoggedClicks {
@@ -36,7 +37,7 @@ export class LoggedClicks {
     this.batches.push(batch);
   }
 
-  /** Forgets the batches up to `through`: they are in `links.clicks` now. */
+  /** Forgets the batches up to `through`: they are in the links now. */
   dropThrough(through: number): void {
     this.batches = this.batches.filter((batch) => batch.id > through);
   }
@@ -48,12 +49,24 @@ export class LoggedClicks {
    */
   clicksNotIn(link: LinkClicks): number {
     let clicks = 0;
+    for (const days of this.batchesNotIn(link)) clicks += totalClicks(days);
+    return clicks;
+  }
+
+  /** The same clicks as `clicksNotIn`, by day and referrer host. */
+  tallyNotIn(link: LinkClicks): CodeTally {
+    const tally: CodeTally = new Map();
+    for (const days of this.batchesNotIn(link)) mergeCodeTally(tally, days);
+    return tally;
+  }
+
+  private *batchesNotIn(link: LinkClicks): Generator<CodeTally> {
     for (const batch of this.batches) {
       if (batch.id > link.clicksThroughBatch && batch.closedAt.getTime() >= link.createdAt.getTime()) {
-        clicks += batch.counts.get(link.code) ?? 0;
+        const days = batch.counts.get(link.code);
+        if (days) yield days;
       }
     }
-    return clicks;
   }
 
   /** Code counts held (one per code per batch): what this costs in memory. */

@@ -1,16 +1,17 @@
 import { jest } from '@jest/globals';
 import type { AppConfig } from '../config/app-config.js';
-import { LoggedClicks, type LoggedClickBatch } from '../links/logged-clicks.js';
-import {
-  ClickCounter,
-  CLICK_FLUSH_BATCH_SIZE,
-  FOLD_AFTER_LOGGED_CODES,
-  FOLD_AFTER_MS,
-  FOLD_SPREAD_SHARE,
-} from './click-counter.js';
-import type { RedirectRepository } from './redirect.repository.js';
+import type { PostgresDriver } from '../database/postgres-driver.js';
+import type { PrismaService } from '../database/prisma.service.js';
+import type { SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
+import { ClickCounter } from './click-counter.js';
+import { ClickSink } from './click-sink.js';
+import { parseTally, totalClicks, type ClickTally } from './click-tally.js';
+import { LoggedClicks } from './logged-clicks.js';
+import { CLICK_FLUSH_BATCH_SIZE, PostgresClickSink } from './postgres-click-sink.js';
+import { FOLD_AFTER_LOGGED_CODES, FOLD_AFTER_MS, FOLD_SPREAD_SHARE, SqliteClickSink } from './sqlite-click-sink.js';
 
 type Written = Array<readonly [string, number]>;
+const config = { clickFlushIntervalMs: 1000 } as AppConfig;
 
 function setup() {
   const written: Written[] = [];
@@ -18,8 +19,11 @@ function setup() {
     written.push([...counts]);
     return Promise.resolve();
   });
-  const repository = { addClicks, logsClicks: false } as unknown as RedirectRepository;
-  const sut = new ClickCounter(repository, new LoggedClicks(), { clickFlushIntervalMs: 1000 } as AppConfig);
+  const sink = new PostgresClickSink({} as PostgresDriver);
+  jest
+    .spyOn(sink, 'addClicks')
+    .mockImplementation((chunk) => addClicks(chunk.map(([code, days]) => [code, totalClicks(days)] as const)));
+  const sut = new ClickCounter(sink, config);
   const totals = () => {
     const sum = new Map<string, number>();
     for (const [code, clicks] of written.flat()) sum.set(code, (sum.get(code) ?? 0) + clicks);
@@ -27,6 +31,73 @@ function setup() {
   };
   return { sut, addClicks, written, totals };
 }
+
+/** A sink that records what it is given. */
+class RecordingSink extends ClickSink {
+  readonly batches: ClickTally[] = [];
+  start = () => Promise.resolve();
+  afterFlush = () => Promise.resolve();
+  stop = () => Promise.resolve();
+  write(batch: ClickTally): Promise<ClickTally> {
+    this.batches.push(batch);
+    return Promise.resolve(new Map());
+  }
+}
+
+describe('ClickCounter (by UTC day and referrer host)', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('counts each click on its UTC day and under its referrer host', async () => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-24T12:00:00Z') });
+    const sink = new RecordingSink();
+    const sut = new ClickCounter(sink, config);
+    sut.record('a', 'https://News.Example/item?id=1');
+    sut.record('a', 'https://news.example/other');
+    sut.record('a', undefined);
+    sut.record('b', 'android-app://com.example.app/');
+
+    await sut.flush();
+
+    expect(sink.batches[0]).toEqual(
+      new Map([
+        [
+          'a',
+          new Map([
+            [
+              '2026-11-24',
+              {
+                clicks: 3,
+                referrers: new Map([
+                  ['news.example', 2],
+                  ['(direct)', 1],
+                ]),
+              },
+            ],
+          ]),
+        ],
+        ['b', new Map([['2026-11-24', { clicks: 1, referrers: new Map([['com.example.app', 1]]) }]])],
+      ]),
+    );
+  });
+
+  it('puts the clicks of a flush that spans midnight (UTC) each in its own day', async () => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-24T23:59:59.900Z') });
+    const sink = new RecordingSink();
+    const sut = new ClickCounter(sink, config);
+    sut.record('a', undefined);
+    sut.record('a', undefined);
+    jest.setSystemTime(Date.parse('2026-11-25T00:00:00.000Z'));
+    sut.record('a', undefined);
+
+    await sut.flush();
+
+    const days = sink.batches[0].get('a')!;
+    expect([...days].map(([day, tally]) => [day, tally.clicks])).toEqual([
+      ['2026-11-24', 2],
+      ['2026-11-25', 1],
+    ]);
+  });
+});
 
 describe('ClickCounter (PostgreSQL: counts go straight into links)', () => {
   it('writes one aggregated count per code', async () => {
@@ -83,8 +154,10 @@ describe('ClickCounter (PostgreSQL: counts go straight into links)', () => {
 
     await sut.flush();
 
-    expect(sut.pendingClicks(codes[0])).toBe(0);
-    expect(sut.pendingClicks(codes[CLICK_FLUSH_BATCH_SIZE])).toBe(1);
+    // Chunks are taken in code order (see PostgresClickSink.addClicks).
+    const inOrder = [...codes].sort();
+    expect(sut.pendingClicks(inOrder[0])).toBe(0);
+    expect(sut.pendingClicks(inOrder[CLICK_FLUSH_BATCH_SIZE])).toBe(1);
     await sut.flush();
     expect(Object.keys(totals())).toHaveLength(codes.length);
     expect(Object.values(totals()).every((clicks) => clicks === 1)).toBe(true);
@@ -172,35 +245,28 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
     });
     const foldClickLog = jest.fn((_spreadMs: number) => Promise.resolve(nextId - 1));
     const hurryClickFold = jest.fn(() => Promise.resolve());
-    const loggedClickBatches = jest.fn(() => Promise.resolve([] as LoggedClickBatch[]));
-    const addClicks = jest.fn(() => Promise.resolve());
-    const repository = {
-      logsClicks: true,
-      logClicks,
-      foldClickLog,
-      hurryClickFold,
-      loggedClickBatches,
-      addClicks,
-    } as unknown as RedirectRepository;
+    const loggedClickBatches = jest.fn(() =>
+      Promise.resolve([] as Array<{ id: number; loggedAt: Date; counts: string }>),
+    );
+    const writer = {
+      runReturningRowid: async (_sql: string, [loggedAt, json]: [string, string]) => {
+        const counts = [...parseTally(json, '')].map(([code, days]) => [code, totalClicks(days)] as const);
+        return { changes: 1, lastInsertRowid: await logClicks(counts, new Date(loggedAt)) };
+      },
+      foldClicks: foldClickLog,
+      hurryFold: hurryClickFold,
+    } as unknown as SqliteBackgroundWriter;
+    const prisma = { clickBatch: { findMany: loggedClickBatches } } as unknown as PrismaService;
     const loggedClicks = new LoggedClicks();
-    const sut = new ClickCounter(repository, loggedClicks, { clickFlushIntervalMs: 1000 } as AppConfig);
+    const sink = new SqliteClickSink(prisma, writer, loggedClicks);
+    const sut = new ClickCounter(sink, config);
     const apiClicks = (code: string) =>
       loggedClicks.clicksNotIn({ code, createdAt: new Date(0), clicksThroughBatch: 0 });
-    return {
-      sut,
-      logClicks,
-      foldClickLog,
-      hurryClickFold,
-      loggedClickBatches,
-      addClicks,
-      logged,
-      loggedClicks,
-      apiClicks,
-    };
+    return { sut, sink, logClicks, foldClickLog, hurryClickFold, loggedClickBatches, logged, loggedClicks, apiClicks };
   }
 
   it('logs each flush as one batch, which the API counts at once; links are not written', async () => {
-    const { sut, logClicks, foldClickLog, addClicks, logged, apiClicks } = setup();
+    const { sut, logClicks, foldClickLog, logged, apiClicks } = setup();
     sut.record('a');
     sut.record('a');
     sut.record('b');
@@ -213,7 +279,6 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
       ['b', 1],
     ]);
     expect(apiClicks('a')).toBe(2);
-    expect(addClicks).not.toHaveBeenCalled();
     expect(foldClickLog).not.toHaveBeenCalled();
   });
 
@@ -267,22 +332,23 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
   });
 
   it('keeps the batches of a failed fold, still counted by the API, for the next fold', async () => {
-    const { sut, foldClickLog, loggedClicks, apiClicks } = setup();
+    const { sut, sink, foldClickLog, loggedClicks, apiClicks } = setup();
     sut.record('a');
     await sut.flush();
     foldClickLog.mockRejectedValueOnce(new Error('disk I/O error'));
 
-    await sut.foldClickLog();
+    await sink.fold();
     expect(loggedClicks.size).toBe(1);
     expect(apiClicks('a')).toBe(1);
 
-    await sut.foldClickLog();
+    await sink.fold();
     expect(loggedClicks.size).toBe(0);
   });
 
   it('counts the batches a crash left in the log from start-up, and folds everything at shutdown', async () => {
     const { sut, loggedClickBatches, logClicks, foldClickLog, logged, apiClicks } = setup();
-    loggedClickBatches.mockResolvedValueOnce([{ id: 7, closedAt: new Date(), counts: new Map([['a', 4]]) }]);
+    // Logged before daily counts existed: [[code, clicks], …].
+    loggedClickBatches.mockResolvedValueOnce([{ id: 7, loggedAt: new Date(), counts: '[["a",4]]' }]);
     // Ids go on after the leftover batch; the fold adds both.
     logClicks.mockImplementationOnce((counts: Written, closedAt: Date) => {
       logged.push({ id: 8, counts: [...counts], closedAt });
@@ -303,11 +369,11 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
   });
 
   it('has a paced fold under way finish at full speed at shutdown, then folds what it left unpaced', async () => {
-    const { sut, foldClickLog, hurryClickFold, loggedClicks } = setup();
+    const { sut, sink, foldClickLog, hurryClickFold, loggedClicks } = setup();
     sut.record('a');
     await sut.flush();
     const release = holdNextFold(foldClickLog);
-    const paced = sut.foldClickLog(30_000);
+    const paced = sink.fold(30_000);
     sut.record('b');
     hurryClickFold.mockImplementationOnce(() => {
       release();
@@ -323,12 +389,12 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
   });
 
   it('logs new batches while a fold runs, and runs one fold at a time', async () => {
-    const { sut, foldClickLog, logClicks, loggedClicks, apiClicks } = setup();
+    const { sut, sink, foldClickLog, logClicks, loggedClicks, apiClicks } = setup();
     sut.record('a');
     await sut.flush();
     const release = holdNextFold(foldClickLog);
-    const first = sut.foldClickLog();
-    const second = sut.foldClickLog();
+    const first = sink.fold();
+    const second = sink.fold();
     sut.record('a');
     await sut.flush();
     expect(logClicks).toHaveBeenCalledTimes(2);

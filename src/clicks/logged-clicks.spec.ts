@@ -1,4 +1,15 @@
+import type { ClickTally } from './click-tally.js';
 import { LoggedClicks, type LinkClicks } from './logged-clicks.js';
+
+/** One batch: code → clicks, all on 2026-11-24 from news.example. */
+function counts(entries: Array<[string, number]>): ClickTally {
+  return new Map(
+    entries.map(([code, clicks]) => [
+      code,
+      new Map([['2026-11-24', { clicks, referrers: new Map([['news.example', clicks]]) }]]),
+    ]),
+  );
+}
 
 const at = (second: number) => new Date(Date.UTC(2026, 10, 24, 10, 0, second));
 
@@ -12,13 +23,13 @@ describe('LoggedClicks', () => {
     sut.add({
       id: 1,
       closedAt: at(1),
-      counts: new Map([
+      counts: counts([
         ['abc1234', 2],
         ['other00', 5],
       ]),
     });
-    sut.add({ id: 2, closedAt: at(2), counts: new Map([['abc1234', 3]]) });
-    sut.add({ id: 3, closedAt: at(3), counts: new Map([['abc1234', 4]]) });
+    sut.add({ id: 2, closedAt: at(2), counts: counts([['abc1234', 3]]) });
+    sut.add({ id: 3, closedAt: at(3), counts: counts([['abc1234', 4]]) });
     return sut;
   }
 
@@ -30,6 +41,15 @@ describe('LoggedClicks', () => {
     expect(sut.clicksNotIn(link({ clicksThroughBatch: 3 }))).toBe(0);
     expect(sut.clicksNotIn(link({ code: 'other00' }))).toBe(5);
     expect(sut.clicksNotIn(link({ code: 'unknown' }))).toBe(0);
+  });
+
+  it('gives the same clicks by day and referrer host', () => {
+    const sut = withBatches();
+
+    expect(sut.tallyNotIn(link({ clicksThroughBatch: 1 }))).toEqual(
+      new Map([['2026-11-24', { clicks: 7, referrers: new Map([['news.example', 7]]) }]]),
+    );
+    expect(sut.tallyNotIn(link({ code: 'unknown' }))).toEqual(new Map());
   });
 
   it('leaves out batches closed before the link was created: they counted a deleted link with that code', () => {

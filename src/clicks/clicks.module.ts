@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.tokens.js';
+import { ClickCounter } from './click-counter.js';
+import { ClickSink } from './click-sink.js';
+import { ClicksController } from './clicks.controller.js';
+import { ClicksRepository } from './clicks.repository.js';
+import { ClicksService } from './clicks.service.js';
+import { LoggedClicks } from './logged-clicks.js';
+import { PostgresClickSink } from './postgres-click-sink.js';
+import { SqliteClickSink } from './sqlite-click-sink.js';
+
+/**
+ * Everything about clicks: counting redirects (ClickCounter), writing them (one ClickSink per
+ * database kind, chosen here once) and reading them (ClicksService: the analytics endpoint, the
+ * dashboard, and the `clicks` of the link resource through LoggedClicks).
+ */
+@Module({
+  controllers: [ClicksController],
+  providers: [
+    ClickCounter,
+    ClicksRepository,
+    ClicksService,
+    LoggedClicks,
+    PostgresClickSink,
+    SqliteClickSink,
+    {
+      provide: ClickSink,
+      inject: [APP_CONFIG, PostgresClickSink, SqliteClickSink],
+      useFactory: (config: AppConfig, postgres: PostgresClickSink, sqlite: SqliteClickSink): ClickSink =>
+        config.databaseKind === 'postgresql' ? postgres : sqlite,
+    },
+  ],
+  exports: [ClickCounter, ClicksService, LoggedClicks],
+})
+export class ClicksModule {}

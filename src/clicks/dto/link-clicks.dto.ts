@@ -1,0 +1,81 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min } from 'class-validator';
+
+export const DEFAULT_CLICK_DAYS = 30;
+export const MAX_CLICK_DAYS = 366;
+
+// Query values arrive as strings. Only plain decimal integers become numbers; anything else
+// ("abc", "1e3", "1.5", "", a repeated parameter) stays as given and fails @IsInt.
+const toStrictInteger = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value;
+
+/** `?days=` of the clicks endpoint. */
+export class LinkClicksQueryDto {
+  /**
+   * How many UTC days to show, today included: 1 to 366.
+   * @example 30
+   */
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_CLICK_DAYS, default: DEFAULT_CLICK_DAYS })
+  @IsOptional()
+  @Transform(toStrictInteger)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_CLICK_DAYS)
+  days?: number;
+}
+
+/** A link's clicks on one UTC day. */
+export class DailyClicksDto {
+  /**
+   * The UTC day.
+   * @example "2026-11-24"
+   */
+  @ApiProperty({ format: 'date' })
+  date!: string;
+
+  /**
+   * Redirects (GET) served that day.
+   * @example 12
+   */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  clicks!: number;
+}
+
+/** Clicks that came from one referring site. */
+export class ReferrerClicksDto {
+  /**
+   * The host of the `Referer` the clicks carried, `(direct)` for none.
+   * @example "news.example"
+   */
+  host!: string;
+
+  /**
+   * Clicks from that host in the window.
+   * @example 7
+   */
+  @ApiProperty({ type: 'integer', minimum: 1 })
+  clicks!: number;
+}
+
+/** A link's clicks: all-time, per UTC day and by referring host. */
+export class LinkClicksDto {
+  /**
+   * The link's short code.
+   * @example "Ab3dE9x"
+   */
+  code!: string;
+
+  /**
+   * All clicks since the link was created (the link's `clicks`).
+   * @example 120
+   */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  total!: number;
+
+  /** Every UTC day of the window, oldest first, today last, zeros included. */
+  days!: DailyClicksDto[];
+
+  /** The top 10 referring hosts over the window, most clicks first. */
+  referrers!: ReferrerClicksDto[];
+}
