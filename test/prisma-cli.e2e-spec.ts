@@ -110,6 +110,8 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       'accounts',
       'api_tokens',
       'click_batches',
+      'link_daily_clicks',
+      'link_daily_referrers',
       'links',
       ...(kind === 'sqlite' ? ['sqlite_sequence'] : []),
     ];

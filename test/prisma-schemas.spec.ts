@@ -32,6 +32,8 @@ describe('prisma schemas', () => {
       'model ApiToken',
       'model Link',
       'model ClickBatch',
+      'model LinkDailyClicks',
+      'model LinkDailyReferrer',
     ]);
     expect(dataModel('postgresql')).toEqual(sqlite);
   });

@@ -65,7 +65,16 @@ describe('prepareDatabase', () => {
     it('creates the file and its folder, applies the migrations, and is a no-op the second time', async () => {
       await prepareDatabase(url, options(true));
       expect(tables()).toEqual({
-        names: ['_prisma_migrations', 'accounts', 'api_tokens', 'click_batches', 'links', 'sqlite_sequence'],
+        names: [
+          '_prisma_migrations',
+          'accounts',
+          'api_tokens',
+          'click_batches',
+          'link_daily_clicks',
+          'link_daily_referrers',
+          'links',
+          'sqlite_sequence',
+        ],
         migrations: committedMigrations('sqlite'),
       });
       expect(messages.join('\n')).toMatch(/Applied migrations: .*_init/);
@@ -125,7 +134,15 @@ describe('prepareDatabase', () => {
           (row: { tablename: string }) => row.tablename,
         ),
       );
-      expect(tables).toEqual(['_prisma_migrations', 'accounts', 'api_tokens', 'click_batches', 'links']);
+      expect(tables).toEqual([
+        '_prisma_migrations',
+        'accounts',
+        'api_tokens',
+        'click_batches',
+        'link_daily_clicks',
+        'link_daily_referrers',
+        'links',
+      ]);
 
       messages.length = 0;
       await prepareDatabase(url, options(true));

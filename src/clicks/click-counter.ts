@@ -2,7 +2,15 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { ClickSink } from './click-sink.js';
-import { addReferrer, mergeTally, nextUtcMidnight, referrerHost, totalClicks, utcDay, type ClickTally } from './click-tally.js';
+import {
+  addReferrer,
+  mergeTally,
+  nextUtcMidnight,
+  referrerHost,
+  totalClicks,
+  utcDay,
+  type ClickTally,
+} from './click-tally.js';
 
 /**
  * Counts redirects in memory, by code, UTC day and referrer host, and writes them in batches

@@ -103,7 +103,9 @@ export function totalClicks(days: CodeTally): number {
 }
 
 /** `[code, [[day, clicks, [[host, clicks], …]], …]]`: how the click log stores a tally (JSON). */
-export type SerializedTally = Array<[code: string, days: Array<[day: string, clicks: number, referrers: Array<[string, number]>]>]>;
+export type SerializedTally = Array<
+  [code: string, days: Array<[day: string, clicks: number, referrers: Array<[string, number]>]>]
+>;
 
 export function serializeTally(tally: ClickTally): string {
   const out: SerializedTally = [];

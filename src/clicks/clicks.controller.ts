@@ -28,7 +28,14 @@ export class ClicksController {
     schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{3,64}$', example: 'Ab3dE9x' },
   })
   @ApiOkResponse({ type: LinkClicksDto, description: "The link's clicks." })
-  @ApiProblemResponses('validation_failed', 'unauthorized', 'forbidden', 'not_found', 'rate_limited', 'service_unavailable')
+  @ApiProblemResponses(
+    'validation_failed',
+    'unauthorized',
+    'forbidden',
+    'not_found',
+    'rate_limited',
+    'service_unavailable',
+  )
   linkClicks(
     @CurrentCaller() caller: Caller,
     @Param('code') code: string,

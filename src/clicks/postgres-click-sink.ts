@@ -60,9 +60,7 @@ export class PostgresClickSink extends ClickSink {
    * instances, or a flush and the shutdown flush) then lock the rows in the same order, and one
    * waits for the other instead of both deadlocking.
    */
-  async addClicks(
-    chunk: ReadonlyArray<readonly [code: string, days: CodeTally]>,
-  ): Promise<void> {
+  async addClicks(chunk: ReadonlyArray<readonly [code: string, days: CodeTally]>): Promise<void> {
     if (chunk.length === 0) return;
     const sorted = [...chunk].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const linkCodes: string[] = [];
