@@ -114,7 +114,10 @@ describe('server process', () => {
       expect(created.status).toBe(201);
       const { code } = (await created.json()) as { code: string };
       for (let i = 0; i < 7; i++) {
-        const redirect = await fetch(`${baseUrl}/${code}`, { redirect: 'manual' });
+        const redirect = await fetch(`${baseUrl}/${code}`, {
+          redirect: 'manual',
+          headers: i < 3 ? { referer: 'https://news.example/story' } : {},
+        });
         expect(redirect.status).toBe(302);
       }
 
@@ -161,6 +164,16 @@ describe('server process', () => {
       try {
         const link = await after.request(`/api/links/${code}`, { headers: { 'x-api-key': token } });
         expect(await link.json()).toMatchObject({ code, clicks: 7 });
+        const clicks = await after.request(`/api/links/${code}/clicks?days=1`, { headers: { 'x-api-key': token } });
+        expect(await clicks.json()).toEqual({
+          code,
+          total: 7,
+          days: [{ date: new Date().toISOString().slice(0, 10), clicks: 7 }],
+          referrers: [
+            { host: '(direct)', clicks: 4 },
+            { host: 'news.example', clicks: 3 },
+          ],
+        });
         const list = await after.request('/api/links?limit=100', { headers: { 'x-api-key': token } });
         expect(await list.json()).toMatchObject({ total: codes.length + 1 });
       } finally {

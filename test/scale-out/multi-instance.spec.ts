@@ -42,7 +42,7 @@ describe('several instances on one PostgreSQL database and one Redis', () => {
   let auth: { 'x-api-key': string };
   const started: ServerProcess[] = [];
 
-  const startInstance = async (): Promise<ServerProcess> => {
+  const startInstance = async (env: Record<string, string> = {}): Promise<ServerProcess> => {
     const instance = await startServerProcess({
       DATABASE_URL: database.url,
       REDIS_URL: redis.url,
@@ -52,6 +52,7 @@ describe('several instances on one PostgreSQL database and one Redis', () => {
       TRUST_PROXY: 'true',
       CLICK_FLUSH_INTERVAL_MS: '60000',
       LOG_LEVEL: 'warn',
+      ...env,
     });
     started.push(instance);
     return instance;
@@ -201,6 +202,36 @@ describe('several instances on one PostgreSQL database and one Redis', () => {
     b = await startInstance();
     expect(await targetOn(b, clicked)).toBe('https://example.com/clicked');
   }, 90_000);
+
+  it('adds up the daily clicks and referrers that several instances count for one link', async () => {
+    const fast = { CLICK_FLUSH_INTERVAL_MS: '100' };
+    const [c, d] = await Promise.all([startInstance(fast), startInstance(fast)]);
+    const code = await createLink(a, 'https://example.com/counted-twice');
+    const visit = async (instance: ServerProcess, referer: string) => {
+      const response = await request(instance, `/${code}`, { headers: { referer } });
+      expect(response.status).toBe(302);
+    };
+    // Interleaved, so that both instances flush the same day's rows again and again.
+    for (let round = 0; round < 5; round++) {
+      await Promise.all([visit(c, 'https://one.example/a'), visit(d, 'https://two.example/b')]);
+      await new Promise((resolve) => setTimeout(resolve, 60));
+    }
+    await visit(d, 'https://two.example/c');
+
+    const today = new Date().toISOString().slice(0, 10);
+    let body: { total: number; days: Array<{ date: string; clicks: number }>; referrers: unknown[] } | undefined;
+    await eventually(async () => {
+      const response = await request(c, `/api/links/${code}/clicks?days=2`, { headers: auth });
+      body = (await response.json()) as typeof body;
+      return body?.total === 11;
+    });
+    expect(body?.days.at(-1)).toEqual({ date: today, clicks: 11 });
+    expect(body?.referrers).toEqual([
+      { host: 'two.example', clicks: 6 },
+      { host: 'one.example', clicks: 5 },
+    ]);
+    await Promise.all([c.stop(), d.stop()]);
+  }, 60_000);
 
   it('keeps serving while Redis is down, and shares limits again once it is back', async () => {
     const code = await createLink(a, 'https://example.com/before-outage');
