@@ -14,6 +14,8 @@ export type LinkList = components['schemas']['LinkList'];
 export type CreateLinkRequest = components['schemas']['CreateLinkRequest'];
 /** The body of `PUT /api/links/{code}`. */
 export type UpdateLinkRequest = components['schemas']['UpdateLinkRequest'];
+/** `GET /api/links/{code}/clicks`: all-time, per UTC day and top referrer hosts. */
+export type LinkClicks = components['schemas']['LinkClicks'];
 /** An RFC 9457 error body; branch on its `error` name. */
 export type Problem = components['schemas']['Problem'];
 /** The stable error names. */

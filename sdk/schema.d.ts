@@ -63,6 +63,32 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/links/{code}/clicks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a link's clicks per day and top referrers
+         * @description `total` is the all-time count (the link's `clicks`); `days` holds every UTC day of
+         *     the window (`days`, 1 to 366, default 30), oldest first, today last, zeros included;
+         *     `referrers` the 10 hosts whose pages sent the most clicks over the window (`(direct)`: no
+         *     `Referer`). A redirect counts as a click when it is a `GET` (not a `HEAD`). Counts are
+         *     written in batches and may lag behind by up to the click flush interval. Only the host of a
+         *     referrer is kept: no IP address, user agent or full referrer URL. A code that is unknown,
+         *     deleted, anonymous or another account's answers 404.
+         */
+        get: operations["linkClicks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/s": {
         parameters: {
             query?: never;
@@ -173,6 +199,19 @@ export interface components {
              */
             url: string;
         };
+        DailyClicks: {
+            /**
+             * @description Redirects (GET) served that day.
+             * @example 12
+             */
+            clicks: number;
+            /**
+             * Format: date
+             * @description The UTC day.
+             * @example 2026-11-24
+             */
+            date: string;
+        };
         /**
          * @description Stable machine-readable name of the error: branch on this, not on `detail`.
          * @enum {string}
@@ -234,6 +273,22 @@ export interface components {
              * @example https://example.com/
              */
             url: string;
+        };
+        LinkClicks: {
+            /**
+             * @description The link's short code.
+             * @example Ab3dE9x
+             */
+            code: string;
+            /** @description Every UTC day of the window, oldest first, today last, zeros included. */
+            days: components["schemas"]["DailyClicks"][];
+            /** @description The top 10 referring hosts over the window, most clicks first. */
+            referrers: components["schemas"]["ReferrerClicks"][];
+            /**
+             * @description All clicks since the link was created (the link's `clicks`).
+             * @example 120
+             */
+            total: number;
         };
         LinkList: {
             /** @description The links of this page. */
@@ -297,6 +352,18 @@ export interface components {
              * @enum {string}
              */
             status: "ok";
+        };
+        ReferrerClicks: {
+            /**
+             * @description Clicks from that host in the window.
+             * @example 7
+             */
+            clicks: number;
+            /**
+             * @description The host of the `Referer` the clicks carried, `(direct)` for none.
+             * @example news.example
+             */
+            host: string;
         };
         UpdateLinkRequest: {
             /**
@@ -707,6 +774,96 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found. `not_found`: no such link: the code is unknown or deleted, or belongs to another account or to no account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    linkClicks: {
+        parameters: {
+            query?: {
+                /** @description How many UTC days to show, today included: 1 to 366. */
+                days?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The short code of one of your links */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link's clicks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkClicks"];
+                };
+            };
+            /** @description Bad Request. `validation_failed`: an unknown field, or a value of the wrong type or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
             401: {

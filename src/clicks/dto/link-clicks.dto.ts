@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
 
@@ -26,6 +26,7 @@ export class LinkClicksQueryDto {
 }
 
 /** A link's clicks on one UTC day. */
+@ApiSchema({ name: 'DailyClicks' })
 export class DailyClicksDto {
   /**
    * The UTC day.
@@ -43,6 +44,7 @@ export class DailyClicksDto {
 }
 
 /** Clicks that came from one referring site. */
+@ApiSchema({ name: 'ReferrerClicks' })
 export class ReferrerClicksDto {
   /**
    * The host of the `Referer` the clicks carried, `(direct)` for none.
@@ -59,6 +61,7 @@ export class ReferrerClicksDto {
 }
 
 /** A link's clicks: all-time, per UTC day and by referring host. */
+@ApiSchema({ name: 'LinkClicks' })
 export class LinkClicksDto {
   /**
    * The link's short code.
