@@ -13,9 +13,6 @@ export default tseslint.config(
       'sdk/schema.d.ts',
       'src/metadata.ts',
       'bench/results/',
-      // Being converted to TypeScript (issue 21, with the clicks module of issue 19).
-      'src/database/sqlite-background-writer.worker.js',
-      'src/database/fold-pacing.js',
     ],
   },
   eslint.configs.recommended,

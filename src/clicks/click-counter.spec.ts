@@ -253,8 +253,9 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
         const counts = [...parseTally(json, '')].map(([code, days]) => [code, totalClicks(days)] as const);
         return { changes: 1, lastInsertRowid: await logClicks(counts, new Date(loggedAt)) };
       },
-      foldClicks: foldClickLog,
-      hurryFold: hurryClickFold,
+      registerTask: () => undefined,
+      runTask: (_name: string, { spreadMs }: { spreadMs: number }) => foldClickLog(spreadMs),
+      hurry: hurryClickFold,
     } as unknown as SqliteBackgroundWriter;
     const prisma = { clickBatch: { findMany: loggedClickBatches } } as unknown as PrismaService;
     const loggedClicks = new LoggedClicks();

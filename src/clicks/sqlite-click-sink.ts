@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { PrismaService } from '../database/prisma.service.js';
-import { SqliteBackgroundWriter, toSqliteDateTime } from '../database/sqlite-background-writer.js';
+import { SqliteBackgroundWriter, siblingModule, toSqliteDateTime } from '../database/sqlite-background-writer.js';
+import type { FoldArgs } from './click-log-fold.js';
 import { ClickSink } from './click-sink.js';
 import { parseTally, serializeTally, utcDay, type ClickTally } from './click-tally.js';
 import { LoggedClicks } from './logged-clicks.js';
@@ -19,6 +20,8 @@ export const FOLD_AFTER_MS = 60_000;
  * next one is due.
  */
 export const FOLD_SPREAD_SHARE = 0.75;
+/** The fold's name among the background writer's tasks (see click-log-fold.ts). */
+const FOLD_TASK = 'foldClicks';
 
 /**
  * SQLite (one instance): each flush is appended to the click log (`click_batches`) as one row,
@@ -41,6 +44,7 @@ export class SqliteClickSink extends ClickSink {
     private readonly loggedClicks: LoggedClicks,
   ) {
     super();
+    writer.registerTask(FOLD_TASK, siblingModule(import.meta.url, 'click-log-fold'));
   }
 
   async start(): Promise<void> {
@@ -83,7 +87,7 @@ export class SqliteClickSink extends ClickSink {
    */
   async stop(): Promise<void> {
     if (this.folding) {
-      await this.writer.hurryFold().catch(() => undefined);
+      await this.writer.hurry().catch(() => undefined);
       await this.folding;
     }
     if (this.loggedClicks.size > 0) await this.fold();
@@ -99,7 +103,7 @@ export class SqliteClickSink extends ClickSink {
   async fold(spreadMs = 0): Promise<void> {
     while (this.folding) await this.folding;
     this.folding = this.writer
-      .foldClicks(spreadMs)
+      .runTask(FOLD_TASK, { spreadMs } satisfies FoldArgs)
       .then(
         (through) => this.loggedClicks.dropThrough(through),
         (error: unknown) => this.logger.warn(`Could not add the click log to the links, will retry: ${String(error)}`),

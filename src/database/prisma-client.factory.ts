@@ -44,7 +44,7 @@ export function createDatabaseClient(kind: DatabaseKind, url: string, pool?: pg.
  * commit: one link creation is one transaction and SQLite has a single writer at a time, so
  * creations would queue behind the disk, one fsync each (docs/operations.md, "SQLite durability"). Deployments that need
  * power-loss durability for each acknowledged link should use PostgreSQL. The background
- * writer's connection (sqlite-background-writer.worker.js) uses the same settings.
+ * writer's connection (sqlite-background-writer.worker.ts) uses the same settings.
  */
 export async function tuneSqlite(client: DatabaseClient): Promise<void> {
   await client.$queryRawUnsafe('PRAGMA journal_mode = WAL');

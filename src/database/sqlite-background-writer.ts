@@ -3,22 +3,27 @@ import { Worker } from 'node:worker_threads';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { sqliteFilePath } from '../../prisma/engine/database-url.js';
+import type { WriterOptions, WriterReply, WriterRequestBody } from './sqlite-writer-protocol.js';
 
 /** After an unexpected exit or a failed start, the next start is tried no sooner than this. */
 const RESTART_DELAY_MS = 1000;
 /** A shutdown does not wait longer than this for the final checkpoint. */
 const CLOSE_TIMEOUT_MS = 10_000;
 
-type WorkerRequest =
-  | { type: 'run'; sql: string; params: unknown[] }
-  | { type: 'foldClicks'; spreadMs: number }
-  | { type: 'hurryFold' }
-  | { type: 'close' };
+/**
+ * Running from the TypeScript sources (the tests, `node --import …/swc-register.mjs src/main.ts`):
+ * the worker thread and the task modules are .ts files, and the thread needs the same
+ * transpiler. From dist/ they are the compiled .js files and the thread needs nothing.
+ */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
-type WorkerReply =
-  | { type: 'ready' }
-  | { type: 'done'; id: number; changes: number; lastInsertRowid: number }
-  | { type: 'failed'; id: number; message: string; code?: string };
+/**
+ * The URL of module `name` (no extension) beside the file at `metaUrl` (its `import.meta.url`),
+ * as the writer's thread must import it: for registering a task (`registerTask`).
+ */
+export function siblingModule(metaUrl: string, name: string): string {
+  return new URL(`./${name}${FROM_SOURCE ? '.ts' : '.js'}`, metaUrl).href;
+}
 
 /** What a statement did: rows changed, and the rowid of the last row it inserted. */
 interface RunResult {
@@ -80,6 +85,7 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
   /** No new worker is started before this time (ms since the epoch). */
   private retryAfter = 0;
   private closing = false;
+  private readonly tasks: Record<string, string> = {};
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -104,20 +110,27 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
   }
 
   /**
-   * Adds the click batches logged in `click_batches` to `links.clicks` and deletes them, in
-   * transactions of a few thousand rows with other writes handled in between (see the worker's
-   * `foldClicks`), spread over about `spreadMs` (0: as fast as it can). Resolves with the id of
-   * the last batch added (0: there was none).
+   * Makes a long task available to `runTask`: `moduleUrl` (see `siblingModule`) exports `run`, a
+   * `WriterTask`. Register before the first write (in a constructor): the worker learns its
+   * tasks when it starts.
    */
-  async foldClicks(spreadMs: number): Promise<number> {
-    await this.ensureStarted();
-    return (await this.request({ type: 'foldClicks', spreadMs })).changes;
+  registerTask(name: string, moduleUrl: string): void {
+    this.tasks[name] = moduleUrl;
   }
 
-  /** The fold under way, if any, goes on unpaced (at shutdown, so that it does not hold it up). */
-  async hurryFold(): Promise<void> {
+  /**
+   * Runs a registered task on the worker's connection, one at a time, with other requests
+   * handled between its slices; resolves with what it resolves with.
+   */
+  async runTask(name: string, args: unknown): Promise<number> {
+    await this.ensureStarted();
+    return (await this.request({ type: 'task', name, args })).changes;
+  }
+
+  /** The paced task under way, if any, goes on at full speed (at shutdown, so that it does not hold it up). */
+  async hurry(): Promise<void> {
     if (!this.worker) return;
-    await this.request({ type: 'hurryFold' });
+    await this.request({ type: 'hurry' });
   }
 
   // Global modules shut down last, so whoever flushes batches at shutdown (the click counter)
@@ -166,28 +179,31 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
   }
 
   private async spawn(): Promise<void> {
-    const worker = new Worker(new URL('./sqlite-background-writer.worker.js', import.meta.url), {
-      workerData: {
-        file: sqliteFilePath(this.config.databaseUrl),
-        busyTimeoutMs: 5000,
-      },
-      // The worker is plain JavaScript: none of the parent's flags (loader hooks, --eval input
-      // options) apply to it, and some would stop it from starting.
-      execArgv: [],
+    const workerData: WriterOptions = {
+      file: sqliteFilePath(this.config.databaseUrl),
+      busyTimeoutMs: 5000,
+      tasks: { ...this.tasks },
+    };
+    const worker = new Worker(new URL(siblingModule(import.meta.url, 'sqlite-background-writer.worker')), {
+      workerData,
+      // None of the parent's flags (Jest's, --eval input options) apply to the thread, and some
+      // would stop it from starting; from the sources it needs the transpiler the child-process
+      // specs use.
+      execArgv: FROM_SOURCE ? ['--import', new URL('../../test/support/swc-register.mjs', import.meta.url).href] : [],
     });
     await new Promise<void>((resolve, reject) => {
       const onExit = (code: number) =>
         reject(new Error(`SQLite background writer exited during start-up (code ${code})`));
       worker.once('error', reject);
       worker.once('exit', onExit);
-      worker.once('message', (reply: WorkerReply) => {
+      worker.once('message', (reply: WriterReply) => {
         worker.off('error', reject);
         worker.off('exit', onExit);
         if (reply.type === 'ready') resolve();
         else reject(new Error(`Unexpected first message from the SQLite background writer: ${reply.type}`));
       });
     });
-    worker.on('message', (reply: WorkerReply) => this.onReply(reply));
+    worker.on('message', (reply: WriterReply) => this.onReply(reply));
     worker.on('error', (error) => this.logger.error(`SQLite background writer failed: ${error.message}`));
     worker.on('exit', (code) => this.onExit(worker, code));
     // An idle worker must not keep a process (a CLI, a test) alive; a worker with requests in
@@ -197,7 +213,7 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
     this.worker = worker;
   }
 
-  private request(message: WorkerRequest): Promise<RunResult> {
+  private request(message: WriterRequestBody): Promise<RunResult> {
     const worker = this.worker;
     if (!worker) return Promise.reject(new SqliteWriterUnavailableError('The SQLite background writer is not running'));
     const id = ++this.nextId;
@@ -208,7 +224,7 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
     });
   }
 
-  private onReply(reply: WorkerReply): void {
+  private onReply(reply: WriterReply): void {
     switch (reply.type) {
       case 'done':
         this.settle(reply.id)?.resolve({ changes: reply.changes, lastInsertRowid: reply.lastInsertRowid });

@@ -1,7 +1,5 @@
-// @ts-check
-// How a click fold (sqlite-background-writer.worker.js, `foldClicks`) spreads its work over time.
-// Plain JavaScript for the same reason as the worker: the worker imports it, from src/ under the
-// tests and from dist/ in production.
+// How a long task on the SQLite background writer (the click fold, see
+// clicks/click-log-fold.ts) spreads its work over time.
 import { setImmediate as yieldToEvents, setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -18,10 +16,10 @@ export const MIN_FOLD_DUTY = 0.05;
  * The share of a core a fold works at (its duty cycle): its expected work spread over `spreadMs`,
  * between MIN_FOLD_DUTY and MAX_FOLD_DUTY. Spread thin, a fold takes a little CPU for longer
  * rather than a lot at once, which the event loop (sharing the machine's cores) feels as latency.
- * @param {number | undefined} expectedWorkMs  undefined: not known yet (the first fold)
- * @param {number} spreadMs  0: unpaced (at shutdown, or when asked to fold right now)
+ * `expectedWorkMs`: undefined when not known yet (the first fold); `spreadMs` 0: unpaced (at
+ * shutdown, or when asked to fold right now).
  */
-export function foldDuty(expectedWorkMs, spreadMs) {
+export function foldDuty(expectedWorkMs: number | undefined, spreadMs: number): number {
   if (spreadMs <= 0) return 1;
   if (expectedWorkMs === undefined) return MAX_FOLD_DUTY;
   return Math.min(MAX_FOLD_DUTY, Math.max(MIN_FOLD_DUTY, expectedWorkMs / spreadMs));
@@ -36,12 +34,9 @@ export class FoldPacer {
   workMs = 0;
   #sliceStarted = performance.now();
 
-  /** @param {number} duty */
-  constructor(duty) {
-    this.duty = duty;
-  }
+  constructor(public duty: number) {}
 
-  async slice() {
+  async slice(): Promise<void> {
     const ran = performance.now() - this.#sliceStarted;
     if (ran < FOLD_SLICE_MS) return;
     this.workMs += ran;
@@ -52,7 +47,7 @@ export class FoldPacer {
   }
 
   /** The time worked, once the fold is done. */
-  finish() {
+  finish(): number {
     this.workMs += performance.now() - this.#sliceStarted;
     this.#sliceStarted = performance.now();
     return this.workMs;

@@ -1,0 +1,214 @@
+// The click fold: a task of the SQLite background writer (it runs on the writer's thread and
+// connection, see database/sqlite-background-writer.worker.ts), registered by SqliteClickSink.
+import type Database from 'better-sqlite3';
+import { foldDuty } from '../database/fold-pacing.js';
+import type { TaskContext, WriterTask } from '../database/sqlite-writer-protocol.js';
+import { mergeCodeTally, parseTally, type CodeTally } from './click-tally.js';
+
+/** The task's arguments: how long the fold may take (0: as fast as it can, at shutdown). */
+export interface FoldArgs {
+  spreadMs: number;
+}
+
+/** Rows of `links` updated per transaction of a fold: the write lock is held this long at most. */
+const FOLD_ROWS_PER_TRANSACTION = 2000;
+/** Codes looked up per read transaction of a fold (one file lock each, rather than one per code). */
+const FOLD_LOOKUPS_PER_TRANSACTION = 2000;
+/** A fold's rows at most, for tableOrder's fast path: 2^21 positions fit below the rowid. */
+const POSITIONS = 2 ** 21;
+
+/** Per code: its clicks in all batches, by day and referrer, and the first batch that has it. */
+interface Total {
+  code: string;
+  clicks: number;
+  firstId: number;
+  firstLoggedAt: string;
+  days: CodeTally;
+}
+
+type LinkRow = [code: string, createdAt: string, throughBatch: number];
+
+/**
+ * What the last fold cost per character of logged counts (ms): the next fold's expected work,
+ * from which its pace follows (see foldDuty). Lives as long as the writer's thread.
+ */
+let foldMsPerLoggedChar: number | undefined;
+
+/**
+ * Adds every click batch logged so far (`click_batches`) to `links.clicks` and the links' daily
+ * rows, then deletes those batches; resolves with the id of the last batch added (0: the log was
+ * empty).
+ *
+ * Why in bulk: each click batch touches one row per distinct code visited, and over many links
+ * each such row sits on a page of its own, so writing each batch straight into `links` costs a
+ * page write (and its WAL checkpoint) per click. Added up over many batches, every page is
+ * written once per fold, however many of its links were visited.
+ *
+ * - The rows are found first through the code index, without the write lock, and updated in
+ *   rowid order (the table's order: a page is read and written once, for all its rows) in
+ *   transactions of FOLD_ROWS_PER_TRANSACTION rows; link inserts and new batches are handled
+ *   between them. Visited in random order, the rows cost a read from the OS per row.
+ * - Paced (fold-pacing.ts): the work runs in short slices spread over about `spreadMs`, at no
+ *   more than half a core, so that the event loop never competes with a burst of it.
+ * - Exact across crashes and retries: a row records the last batch it includes
+ *   (`clicks_through_batch`), and gets only the batches after that one; its daily rows are
+ *   written in the same transaction. A fold cut off halfway leaves every link either fully
+ *   updated or untouched, and the next fold (which sees the same batches, and maybe more)
+ *   completes it.
+ * - A batch counts for a link only if it was closed after the link was created, so the clicks
+ *   of a deleted link never reach a new link with the same code.
+ * - Each row is read again inside its transaction: one deleted since is skipped, or found again
+ *   by its code if it was created again.
+ */
+export const run: WriterTask = async (db, args, context) => {
+  const { spreadMs } = args as FoldArgs;
+  return fold(db, spreadMs, context);
+};
+
+async function fold(db: Database.Database, spreadMs: number, context: TaskContext): Promise<number> {
+  const rows = db.prepare('SELECT id, logged_at AS loggedAt, counts FROM click_batches ORDER BY id').all() as Array<{
+    id: number;
+    loggedAt: string;
+    counts: string;
+  }>;
+  if (rows.length === 0) return 0;
+  const through = rows[rows.length - 1].id;
+  const loggedChars = rows.reduce((sum, row) => sum + row.counts.length, 0);
+  const pacer = context.pace(
+    foldDuty(foldMsPerLoggedChar === undefined ? undefined : foldMsPerLoggedChar * loggedChars, spreadMs),
+  );
+
+  const totals = new Map<string, Total>();
+  const batches: Array<{ id: number; loggedAt: string; counts: Map<string, CodeTally> }> = [];
+  for (const { id, loggedAt, counts: json } of rows) {
+    // logged_at is ISO 8601 in UTC: its first ten characters are the UTC day.
+    const counts = parseTally(json, loggedAt.slice(0, 10));
+    batches.push({ id, loggedAt, counts });
+    for (const [code, days] of counts) {
+      let total = totals.get(code);
+      if (!total) {
+        total = { code, clicks: 0, firstId: id, firstLoggedAt: loggedAt, days: new Map() };
+        totals.set(code, total);
+      }
+      addDays(total, days);
+    }
+    await pacer.slice();
+  }
+  /** The clicks of `code` in the batches `row` does not include, closed after it was created. */
+  const clicksFor = (code: string, row: LinkRow): Total => {
+    const [, createdAt, throughBatch] = row;
+    const total: Total = { code, clicks: 0, firstId: 0, firstLoggedAt: '', days: new Map() };
+    for (const batch of batches) {
+      const days = batch.counts.get(code);
+      if (days && batch.id > throughBatch && batch.loggedAt >= createdAt) addDays(total, days);
+    }
+    return total;
+  };
+  const addDay = db.prepare(
+    `INSERT INTO link_daily_clicks (code, day, clicks) VALUES (?, ?, ?)
+     ON CONFLICT (code, day) DO UPDATE SET clicks = clicks + excluded.clicks`,
+  );
+  const addHost = db.prepare(
+    `INSERT INTO link_daily_referrers (code, day, host, clicks) VALUES (?, ?, ?, ?)
+     ON CONFLICT (code, day, host) DO UPDATE SET clicks = clicks + excluded.clicks`,
+  );
+  const addDaily = (total: Total) => {
+    for (const [day, { clicks, referrers }] of total.days) {
+      addDay.run(total.code, day, clicks);
+      for (const [host, hostClicks] of referrers) addHost.run(total.code, day, host, hostClicks);
+    }
+  };
+
+  // Each code's rowid, from the code index alone (it holds the rowid), in code order: the index
+  // is read front to back once.
+  const rowidOf = db.prepare<[string], number>('SELECT rowid FROM links WHERE code = ?').pluck();
+  const codes = [...totals.keys()].sort();
+  await pacer.slice();
+  const rowids: number[] = [];
+  const found: Total[] = [];
+  const lookUp = db.transaction((part: string[]) => {
+    for (const code of part) {
+      const rowid = rowidOf.get(code);
+      if (rowid === undefined) continue;
+      rowids.push(rowid);
+      found.push(totals.get(code)!);
+    }
+  });
+  for (let start = 0; start < codes.length; start += FOLD_LOOKUPS_PER_TRANSACTION) {
+    lookUp(codes.slice(start, start + FOLD_LOOKUPS_PER_TRANSACTION));
+    await pacer.slice();
+  }
+  // Then the rows in table order: each page is read and written once, its rows updated together.
+  const order = tableOrder(rowids);
+  await pacer.slice();
+
+  // The usual case in one statement: the row is still the one found, and every logged batch with
+  // its code is new to it and was closed after it was created.
+  const addAll = db.prepare(
+    `UPDATE links SET clicks = clicks + ?, clicks_through_batch = ?
+     WHERE rowid = ? AND code = ? AND clicks_through_batch < ? AND created_at <= ?`,
+  );
+  // Otherwise the row is read (as an array: an object per row costs noticeably more).
+  const rowAt = db
+    .prepare<[number], LinkRow>('SELECT code, created_at, clicks_through_batch FROM links WHERE rowid = ?')
+    .raw();
+  const add = db.prepare('UPDATE links SET clicks = clicks + ?, clicks_through_batch = ? WHERE rowid = ?');
+  const addSome = db.transaction((from: number, to: number) => {
+    for (let k = from; k < to; k++) {
+      const i = order[k];
+      const rowid = rowids[i];
+      const total = found[i];
+      const { code, clicks, firstId, firstLoggedAt } = total;
+      if (addAll.run(clicks, through, rowid, code, firstId, firstLoggedAt).changes > 0) {
+        addDaily(total);
+        continue;
+      }
+      let at = rowid;
+      let row = rowAt.get(at);
+      if (row?.[0] !== code) {
+        // Deleted since it was found, maybe created again (under another rowid).
+        const moved = rowidOf.get(code);
+        if (moved === undefined) continue;
+        at = moved;
+        row = rowAt.get(at)!;
+      }
+      if (row[2] >= through) continue;
+      const some = clicksFor(code, row);
+      add.run(some.clicks, through, at);
+      addDaily(some);
+    }
+  });
+  for (let start = 0; start < order.length; start += FOLD_ROWS_PER_TRANSACTION) {
+    // IMMEDIATE: take the write lock up front, so a read that turns into a write cannot fail
+    // with SQLITE_BUSY_SNAPSHOT when another connection wrote meanwhile.
+    addSome.immediate(start, Math.min(order.length, start + FOLD_ROWS_PER_TRANSACTION));
+    await pacer.slice();
+  }
+  db.prepare('DELETE FROM click_batches WHERE id <= ?').run(through);
+  foldMsPerLoggedChar = pacer.finish() / loggedChars;
+  return through;
+}
+
+function addDays(total: Total, days: CodeTally): void {
+  for (const tally of days.values()) total.clicks += tally.clicks;
+  mergeCodeTally(total.days, days);
+}
+
+/**
+ * The positions of `rowids` (distinct) in ascending rowid order. Sorted as numbers, each rowid
+ * packed with its position (rowid × 2^21 + position, exact in a double for rowids below 2^32):
+ * a typed array's native sort takes a fraction of the time of a comparator sort, which the rare
+ * larger cases fall back to.
+ */
+function tableOrder(rowids: number[]): ArrayLike<number> {
+  const n = rowids.length;
+  if (n >= POSITIONS || rowids.some((rowid) => rowid >= 2 ** 32 || rowid < 0)) {
+    return Array.from(rowids.keys()).sort((a, b) => rowids[a] - rowids[b]);
+  }
+  const packed = new Float64Array(n);
+  for (let i = 0; i < n; i++) packed[i] = rowids[i] * POSITIONS + i;
+  packed.sort();
+  const order = new Uint32Array(n);
+  for (let k = 0; k < n; k++) order[k] = packed[k] % POSITIONS;
+  return order;
+}

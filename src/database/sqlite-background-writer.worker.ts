@@ -1,0 +1,208 @@
+// The worker thread behind SqliteBackgroundWriter (sqlite-background-writer.ts): SQLite writes
+// that would otherwise stall the event loop, on a connection of its own. Generic: statements,
+// and long tasks that feature modules register (the click fold: clicks/click-log-fold.ts).
+import Database from 'better-sqlite3';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { parentPort, workerData } from 'node:worker_threads';
+import { FoldPacer } from './fold-pacing.js';
+import type { TaskContext, WriterOptions, WriterReply, WriterRequest, WriterTask } from './sqlite-writer-protocol.js';
+
+type RunRequest = Extract<WriterRequest, { type: 'run' }>;
+
+const options = workerData as WriterOptions;
+const port = parentPort!;
+
+const db = new Database(options.file, { fileMustExist: true, timeout: options.busyTimeoutMs });
+// Same durability as the application's connection (see tuneSqlite): every commit is in the WAL
+// before it is acknowledged.
+db.pragma('synchronous = NORMAL');
+db.pragma('foreign_keys = ON');
+// SQLite's automatic checkpoints stay on: the commit that fills the WAL copies it back into the
+// database file (with an fsync), which takes tens of milliseconds, here on this thread.
+
+const statements = new Map<string, Database.Statement>();
+
+/**
+ * Frees the closed database's statement objects (this module's and those of finished tasks)
+ * while this thread's environment is still alive. Left to the thread's teardown,
+ * better-sqlite3's statement destructors run after the environment is gone, and on Node.js 24
+ * that aborts the whole process (`RemoveEnvironmentCleanupHook`: `(env) != nullptr`), in the
+ * middle of the service's shutdown.
+ */
+function collectStatements(): void {
+  statements.clear();
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  gc();
+}
+
+function statement(sql: string): Database.Statement {
+  let prepared = statements.get(sql);
+  if (!prepared) {
+    prepared = db.prepare(sql);
+    statements.set(sql, prepared);
+  }
+  return prepared;
+}
+
+/**
+ * Statements of one `run` request each, committed together (see `drain`). Called inside the
+ * group's transaction, better-sqlite3 wraps each in a SAVEPOINT: a statement that fails is
+ * undone alone and the others stay.
+ */
+const runInGroup = db.transaction((request: RunRequest) => statement(request.sql).run(...request.params));
+
+/** Requests received and not answered yet, in arrival order. */
+const received: WriterRequest[] = [];
+let draining = false;
+
+port.on('message', (request: WriterRequest) => {
+  received.push(request);
+  if (!draining) {
+    draining = true;
+    // After every message already delivered in this turn has been received.
+    setImmediate(drain);
+  }
+});
+
+/**
+ * Group commit: consecutive `run` requests (link inserts) received together are written in one
+ * transaction, so they share one commit (WAL frames of shared pages, the WAL index update)
+ * instead of paying for one each. Each is acknowledged only once that transaction is committed.
+ * Under load the group is whatever arrived while the previous one was being written; a lone
+ * request is written at once. Requests are answered in the order they came.
+ */
+function drain(): void {
+  draining = false;
+  const requests = received.splice(0);
+  for (let i = 0; i < requests.length;) {
+    let end = i;
+    while (end < requests.length && requests[end].type === 'run') end++;
+    if (end - i > 1) {
+      runGroup(requests.slice(i, end) as RunRequest[]);
+      i = end;
+    } else {
+      handle(requests[i]);
+      i++;
+    }
+  }
+}
+
+function runGroup(group: RunRequest[]): void {
+  const results: Array<Database.RunResult | undefined> = [];
+  const errors: unknown[] = [];
+  try {
+    db.transaction(() => {
+      group.forEach((request, index) => {
+        try {
+          results[index] = runInGroup(request);
+        } catch (error) {
+          // Some errors (SQLITE_FULL, I/O errors, …) roll back the whole transaction: then
+          // nothing of the group was written, and all of it fails below.
+          if (!db.inTransaction) throw error;
+          errors[index] = error;
+        }
+      });
+    })();
+  } catch (error) {
+    // Nothing was committed (a failed COMMIT rolls back): every request of the group fails.
+    for (const request of group) fail(request, error);
+    return;
+  }
+  group.forEach((request, index) => {
+    if (errors[index] === undefined) done(request, results[index]);
+    else fail(request, errors[index]);
+  });
+}
+
+/** The pacer of the task under way, if it paces itself: a `hurry` request speeds it up. */
+let pacer: FoldPacer | undefined;
+let taskRunning = false;
+const context: TaskContext = {
+  pace(duty) {
+    pacer = new FoldPacer(duty);
+    return pacer;
+  },
+};
+
+/** One task at a time; other requests are handled between its slices. */
+async function runTask(name: string, args: unknown): Promise<number> {
+  const url = options.tasks[name];
+  if (url === undefined) throw new Error(`No task called ${name} is registered`);
+  if (taskRunning) throw new Error(`A task is already running`);
+  taskRunning = true;
+  try {
+    const { run } = (await import(url)) as { run: WriterTask };
+    return await run(db, args, context);
+  } finally {
+    taskRunning = false;
+    pacer = undefined;
+  }
+}
+
+function handle(request: WriterRequest): void {
+  try {
+    let result: Database.RunResult | undefined;
+    switch (request.type) {
+      case 'run':
+        result = statement(request.sql).run(...request.params);
+        break;
+      case 'task':
+        // Asynchronous: it answers for itself.
+        runTask(request.name, request.args).then(
+          (value) => done(request, { changes: value, lastInsertRowid: 0 }),
+          (error: unknown) => fail(request, error),
+        );
+        return;
+      case 'hurry':
+        if (pacer) pacer.duty = 1;
+        break;
+      case 'close':
+        try {
+          // TRUNCATE leaves an empty WAL behind when nothing else reads: a stopped service's
+          // file is complete on its own.
+          db.pragma('wal_checkpoint(TRUNCATE)');
+        } finally {
+          db.close();
+          collectStatements();
+          // With no listener left, the thread ends once the reply is sent.
+          port.unref();
+        }
+        break;
+    }
+    done(request, result);
+  } catch (error) {
+    fail(request, error);
+  }
+}
+
+function reply(message: WriterReply): void {
+  port.postMessage(message);
+}
+
+function done(request: WriterRequest, result?: Database.RunResult): void {
+  reply({
+    type: 'done',
+    id: request.id,
+    changes: result?.changes ?? 0,
+    lastInsertRowid: Number(result?.lastInsertRowid ?? 0),
+  });
+}
+
+/**
+ * The driver's code (SQLITE_BUSY, SQLITE_CONSTRAINT_…) travels along: the application maps it as
+ * it maps the same error from Prisma's connection.
+ */
+function fail(request: WriterRequest, error: unknown): void {
+  const code = (error as { code?: unknown }).code;
+  reply({
+    type: 'failed',
+    id: request.id,
+    message: error instanceof Error ? error.message : String(error),
+    code: typeof code === 'string' ? code : undefined,
+  });
+}
+
+reply({ type: 'ready' });
