@@ -26,7 +26,7 @@ import {
   startProcess,
   waitForHttp,
 } from './lib/processes.mjs';
-import { benchAccount, linkTotals, seedPostgres, seedSqlite } from './lib/seed.mjs';
+import { CLICK_HISTORY_DAYS, benchAccount, linkTotals, seedPostgres, seedSqlite } from './lib/seed.mjs';
 import { formatFlatCostTable, formatTable, totalCpu } from './lib/report.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -56,7 +56,7 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] 
   --runs R           repeat each measurement R times and report the median (default 1)
   --postgres         also benchmark the service on PostgreSQL (BENCH_POSTGRES_URL, default
                      ${POSTGRES_ADMIN_URL})
-  --scenarios LIST   subset of: hit,miss,create,quick,list (default all)
+  --scenarios LIST   subset of: hit,miss,create,quick,list,clicks (default all)
   --log-level L      LOG_LEVEL of the service (default info, as in production)
   --smoke            CI check that the benchmark works: 500 and 1000 links, 1 s per scenario, 10 connections
   --help             this text`;
@@ -67,6 +67,7 @@ const SCENARIOS = {
   create: 'anonymous create',
   quick: 'quick shorten',
   list: 'authenticated list',
+  clicks: 'link clicks (366 days)',
 };
 
 function readOptions() {
@@ -358,7 +359,7 @@ async function runGroup(options, kind, links, report) {
 
     // Instance 2: uncached redirects, then the API. Killed with SIGKILL, after which every
     // acknowledged link must still be in the database.
-    const apiScenarios = ['create', 'quick', 'list'].filter((id) => options.scenarios.has(id));
+    const apiScenarios = ['create', 'quick', 'list', 'clicks'].filter((id) => options.scenarios.has(id));
     if (!options.scenarios.has('miss') && apiScenarios.length === 0) return;
     const service = await startService(options, database, options.scenarios.has('miss') ? MISS_SERVICE_ENV : {});
     if (options.scenarios.has('miss')) {
@@ -394,16 +395,25 @@ async function runGroup(options, kind, links, report) {
         load: { method: 'GET', paths: ['/api/links?limit=20'], headers: { 'x-api-key': account.token } },
         expected: '200',
       },
+      // A link with a year of daily rows and referrers (see seed.mjs), its whole year asked for.
+      clicks: {
+        load: {
+          method: 'GET',
+          paths: [`/api/links/${seededCode(0)}/clicks?days=${CLICK_HISTORY_DAYS}`],
+          headers: { 'x-api-key': account.token },
+        },
+        expected: '200',
+      },
     };
     for (const id of apiScenarios) {
       const { load, expected } = api[id];
       log(`  ${SCENARIOS[id]}: shortlink (${kind})`);
       const [result] = await measureInterleaved(options, [service], load, API_CONNECTIONS);
       addRows([service], SCENARIOS[id], expected, [result]);
-      if (id !== 'list') acknowledged += result.statusCodesIncludingWarmup[expected] ?? 0;
+      if (id === 'create' || id === 'quick') acknowledged += result.statusCodesIncludingWarmup[expected] ?? 0;
     }
     await service.proc.stop('SIGKILL');
-    if (apiScenarios.some((id) => id !== 'list')) {
+    if (apiScenarios.some((id) => id === 'create' || id === 'quick')) {
       const after = await linkTotals(kind, database.location);
       const found = after.links - before.links;
       report.check({

@@ -42,6 +42,22 @@ function linkRow(i, accountId) {
   };
 }
 
+/** Daily rows seeded for the clicks scenario's link (the first owned link): a year and a day. */
+export const CLICK_HISTORY_DAYS = 366;
+/** Referrer hosts per day of that history. */
+const HOSTS_PER_DAY = 8;
+
+/** The clicks scenario's history: per UTC day up to yesterday, its clicks and referrer rows. */
+function clickHistory() {
+  const days = [];
+  for (let back = 1; back <= CLICK_HISTORY_DAYS; back++) {
+    const day = new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
+    const hosts = Array.from({ length: HOSTS_PER_DAY }, (_, h) => [`site${(back + h) % 40}.example`, h + 1]);
+    days.push({ day, clicks: hosts.reduce((sum, [, clicks]) => sum + clicks, 0), hosts });
+  }
+  return days;
+}
+
 /**
  * @param {string} file  path of a SQLite database already migrated by the service
  * @param {number} links
@@ -77,6 +93,15 @@ export function seedSqlite(file, links, account) {
     }
   });
   for (let from = 0; from < links; from += BATCH * 10) insertBatch(from, Math.min(links, from + BATCH * 10));
+  const code = linkRow(0, account.id).code;
+  const addDay = db.prepare('INSERT INTO link_daily_clicks (code, day, clicks) VALUES (?, ?, ?)');
+  const addHost = db.prepare('INSERT INTO link_daily_referrers (code, day, host, clicks) VALUES (?, ?, ?, ?)');
+  db.transaction(() => {
+    for (const { day, clicks, hosts } of clickHistory()) {
+      addDay.run(code, day, clicks);
+      for (const [host, hostClicks] of hosts) addHost.run(code, day, host, hostClicks);
+    }
+  })();
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.exec('ANALYZE');
   db.close();
@@ -123,6 +148,18 @@ export async function seedPostgres(url, links, account) {
         [codes, urls, owners, times],
       );
     }
+    const code = linkRow(0, account.id).code;
+    const history = clickHistory();
+    await client.query(
+      'INSERT INTO link_daily_clicks (code, day, clicks) SELECT $1, day, clicks FROM unnest($2::text[], $3::int[]) AS t(day, clicks)',
+      [code, history.map((d) => d.day), history.map((d) => d.clicks)],
+    );
+    const hostRows = history.flatMap(({ day, hosts }) => hosts.map(([host, clicks]) => ({ day, host, clicks })));
+    await client.query(
+      `INSERT INTO link_daily_referrers (code, day, host, clicks)
+       SELECT $1, day, host, clicks FROM unnest($2::text[], $3::text[], $4::int[]) AS t(day, host, clicks)`,
+      [code, hostRows.map((r) => r.day), hostRows.map((r) => r.host), hostRows.map((r) => r.clicks)],
+    );
     await client.query('VACUUM ANALYZE links');
   } finally {
     await client.end();
