@@ -14,7 +14,7 @@ const PRISMA_POOL_SIZE = 10;
 
 /**
  * PostgreSQL straight through the `pg` driver, for the statements the service runs thousands of
- * times a second: cold lookups (`RedirectLookup`), click flushes (`RedirectRepository.addClicks`)
+ * times a second: cold lookups (`RedirectLookup`), click flushes (`PostgresClickSink.addClicks`)
  * and link inserts (`LinksRepository`). Everything else goes through Prisma, whose query
  * interpretation and parameter conversion across the driver adapter cost many times more CPU
  * than these short prepared statements themselves (docs/performance.md).
