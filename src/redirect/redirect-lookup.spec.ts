@@ -80,19 +80,19 @@ describe.each([
   });
 
   it('finds the target of a code, and null for an unknown one', async () => {
-    await expect(sut.findTarget('Ab3dE9x', 0)).resolves.toBe('https://example.com/a');
-    await expect(sut.findTarget('Zz9Zz9Z', 0)).resolves.toBeNull();
+    await expect(sut.findTarget('Ab3dE9x')).resolves.toBe('https://example.com/a');
+    await expect(sut.findTarget('Zz9Zz9Z')).resolves.toBeNull();
   });
 
   it('sees links written by the other connection after it started reading', async () => {
-    await expect(sut.findTarget('NewCode', 0)).resolves.toBeNull();
+    await expect(sut.findTarget('NewCode')).resolves.toBeNull();
     await writer.insert('NewCode', 'https://example.com/new');
-    await expect(sut.findTarget('NewCode', 0)).resolves.toBe('https://example.com/new');
+    await expect(sut.findTarget('NewCode')).resolves.toBe('https://example.com/new');
   });
 
   it('matches codes exactly (case-sensitive, no patterns)', async () => {
-    await expect(sut.findTarget('ab3de9x', 0)).resolves.toBeNull();
-    await expect(sut.findTarget('Ab3dE9%', 0)).resolves.toBeNull();
+    await expect(sut.findTarget('ab3de9x')).resolves.toBeNull();
+    await expect(sut.findTarget('Ab3dE9%')).resolves.toBeNull();
   });
 
   it('answers concurrent lookups each with its own code, repeated and unknown codes included', async () => {
@@ -103,7 +103,7 @@ describe.each([
       i % 30 < 20 ? `Many${String(i % 30).padStart(3, '0')}` : `None${i}`,
     );
 
-    const targets = await Promise.all(codes.map((code) => sut.findTarget(code, 0)));
+    const targets = await Promise.all(codes.map((code) => sut.findTarget(code)));
 
     expect(targets).toEqual(
       codes.map((code) => (code.startsWith('Many') ? `https://example.com/many/${Number(code.slice(4))}` : null)),
@@ -111,7 +111,7 @@ describe.each([
   });
 });
 
-describe('RedirectLookup on SQLite: the lookups of one event-loop turn share a read transaction', () => {
+describe('RedirectLookup on SQLite: each lookup reads the latest commit', () => {
   let database: TestDatabase;
   let db: Database.Database;
   let sut: RedirectLookup;
@@ -131,32 +131,15 @@ describe('RedirectLookup on SQLite: the lookups of one event-loop turn share a r
     await database?.drop();
   });
 
-  it('reads a change made in the same turn once the cache generation moves on, and in any later turn', async () => {
-    await nextTurn();
-    expect(await sut.findTarget('Turn001', 0)).toBe('https://example.com/before');
+  it('sees a change committed by another connection at the very next lookup, in the same turn', async () => {
+    expect(await sut.findTarget('Turn001')).toBe('https://example.com/before');
     db.prepare('UPDATE links SET url = ? WHERE code = ?').run('https://example.com/after', 'Turn001');
-
-    // Same turn, same generation: the turn's snapshot (the service invalidates a code after
-    // every change it makes, which moves the generation on).
-    expect(await sut.findTarget('Turn001', 0)).toBe('https://example.com/before');
-    expect(await sut.findTarget('Turn001', 1)).toBe('https://example.com/after');
-
-    db.prepare('UPDATE links SET url = ? WHERE code = ?').run('https://example.com/later', 'Turn001');
-    await nextTurn();
-    expect(await sut.findTarget('Turn001', 1)).toBe('https://example.com/later');
+    expect(await sut.findTarget('Turn001')).toBe('https://example.com/after');
   });
 
-  it('looks a code it does not find in the turn’s snapshot up again in a new one', async () => {
+  it('holds no read transaction between lookups, so the WAL can be checkpointed in full', async () => {
     await nextTurn();
-    expect(await sut.findTarget('Turn001', 0)).not.toBeNull();
-    db.prepare('INSERT INTO links (code, url) VALUES (?, ?)').run('Turn002', 'https://example.com/new');
-
-    expect(await sut.findTarget('Turn002', 0)).toBe('https://example.com/new');
-  });
-
-  it('holds no read transaction between turns, so the WAL can be checkpointed in full', async () => {
-    await nextTurn();
-    expect(await sut.findTarget('Turn001', 0)).not.toBeNull();
+    expect(await sut.findTarget('Turn001')).not.toBeNull();
     db.prepare('INSERT INTO links (code, url) VALUES (?, ?)').run('Turn003', 'https://example.com/3');
     await nextTurn();
 
@@ -188,11 +171,11 @@ describe('RedirectLookup on PostgreSQL under load', () => {
 
   it('sends the lookups of one event-loop turn to the database as one query', async () => {
     const pool = drivers.get(sut)!.hotPool!;
-    await sut.findTarget('Ab3dE9x', 0); // connects and prepares the statement
+    await sut.findTarget('Ab3dE9x'); // connects and prepares the statement
     const query = jest.spyOn(pool, 'query');
 
     const targets = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => sut.findTarget(i % 2 ? 'Ab3dE9x' : 'Unknown', 0)),
+      Array.from({ length: 100 }, (_, i) => sut.findTarget(i % 2 ? 'Ab3dE9x' : 'Unknown')),
     );
 
     expect(query).toHaveBeenCalledTimes(1);
@@ -206,7 +189,7 @@ describe('RedirectLookup with PostgreSQL unavailable', () => {
   it('fails with an error answered as 503 when nothing listens', async () => {
     const sut = lookupFor('postgresql', `postgresql://postgres@127.0.0.1:${await freePort()}/shortlink`);
     try {
-      const failure: unknown = await sut.findTarget('Ab3dE9x', 0).then(
+      const failure: unknown = await sut.findTarget('Ab3dE9x').then(
         () => undefined,
         (error: unknown) => error,
       );
@@ -221,7 +204,7 @@ describe('RedirectLookup with PostgreSQL unavailable', () => {
     await database.drop();
     const sut = lookupFor('postgresql', database.url);
     try {
-      const failure: unknown = await sut.findTarget('Ab3dE9x', 0).then(
+      const failure: unknown = await sut.findTarget('Ab3dE9x').then(
         () => undefined,
         (error: unknown) => error,
       );

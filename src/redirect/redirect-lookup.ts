@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import Database from 'better-sqlite3';
 import DataLoader from 'dataloader';
 import type pg from 'pg';
@@ -16,17 +16,10 @@ const POSTGRES_BATCH_SIZE = 256;
  */
 const SQLITE_MMAP_BYTES = 1024 ** 3;
 
-/** The SQLite lookup handle, its statements, and the read transaction of the current turn. */
+/** The SQLite lookup handle and its statement. */
 interface SqliteLookup {
   db: Database.Database;
   target: Database.Statement<[string], string>;
-  begin: Database.Statement;
-  commit: Database.Statement;
-  /** The cache generation the open read transaction started at; undefined: none is open. */
-  generation: number | undefined;
-  /** Whether a lookup has read in the open read transaction (so its snapshot is taken). */
-  used: boolean;
-  endScheduled: boolean;
 }
 
 /**
@@ -54,7 +47,6 @@ interface SqliteLookup {
  */
 @Injectable()
 export class RedirectLookup implements OnApplicationShutdown {
-  private readonly logger = new Logger(RedirectLookup.name);
   private readonly pool?: pg.Pool;
   private readonly postgresTargets?: DataLoader<string, string | null>;
   private sqlite?: SqliteLookup;
@@ -74,65 +66,13 @@ export class RedirectLookup implements OnApplicationShutdown {
     }
   }
 
-  /**
-   * The target URL of `code`, or null when no such link exists. `generation`: the link cache's
-   * (`LinkCache.generation()`), taken before the call; on SQLite a lookup never reads a snapshot
-   * older than the last invalidation it counts (see `findSqliteTarget`).
-   */
-  async findTarget(code: string, generation: number): Promise<string | null> {
+  /** The target URL of `code`, or null when no such link exists. */
+  async findTarget(code: string): Promise<string | null> {
     if (this.postgresTargets) return this.postgresTargets.load(code);
-    return this.findSqliteTarget(code, generation);
-  }
-
-  /**
-   * SQLite: the lookups of one event-loop turn share one read transaction, ended once the turn's
-   * I/O callbacks have run (`setImmediate`). A lookup in a transaction of its own took and
-   * released SQLite's locks each time (file locks, the WAL's read mark, and the per-file mutex
-   * the background writer's connection takes too): about 6 % of the event loop's CPU per cold
-   * redirect over 10k links, more while the writer was busy.
-   *
-   * Never staler than before:
-   * - every change this service makes to a link (create, update, delete) invalidates its code
-   *   after the commit and moves the cache generation on; a lookup that brings a newer generation
-   *   than the transaction's starts a new one, whose snapshot has the change;
-   * - a code not found in a snapshot that earlier lookups have used is looked up again in a new
-   *   one, so a miss is as fresh as a read of its own.
-   * A request read in a later turn always gets a later snapshot.
-   */
-  private findSqliteTarget(code: string, generation: number): string | null {
-    const sqlite = this.sqliteLookup();
-    if (sqlite.generation !== generation) this.beginTurnRead(sqlite, generation);
-    const fresh = !sqlite.used;
-    sqlite.used = true;
-    const target = sqlite.target.get(code);
-    if (target !== undefined) return target;
-    if (fresh) return null;
-    this.beginTurnRead(sqlite, generation);
-    sqlite.used = true;
-    return sqlite.target.get(code) ?? null;
-  }
-
-  private beginTurnRead(sqlite: SqliteLookup, generation: number): void {
-    if (sqlite.db.inTransaction) sqlite.commit.run();
-    // DEFERRED: the snapshot is taken by the first read, after this.
-    sqlite.begin.run();
-    sqlite.generation = generation;
-    sqlite.used = false;
-    if (sqlite.endScheduled) return;
-    sqlite.endScheduled = true;
-    setImmediate(() => {
-      sqlite.endScheduled = false;
-      sqlite.generation = undefined;
-      if (this.sqlite !== sqlite || !sqlite.db.inTransaction) return;
-      try {
-        sqlite.commit.run();
-      } catch (error) {
-        // Ending a read cannot lose anything; a handle that cannot is replaced by the next lookup.
-        this.logger.warn(`Redirect lookup handle failed, reopening it: ${String(error)}`);
-        this.sqlite = undefined;
-        sqlite.db.close();
-      }
-    });
+    // SQLite: each lookup is a read transaction of its own, so it always sees the latest commit.
+    // Sharing one read transaction among the lookups of an event-loop turn was measured and
+    // bought nothing measurable (docs/performance.md).
+    return this.sqliteLookup().target.get(code) ?? null;
   }
 
   /** One query for a batch of codes; the answers in the order of `codes` (null: no such link). */
@@ -163,11 +103,6 @@ export class RedirectLookup implements OnApplicationShutdown {
         this.sqlite = {
           db,
           target: db.prepare<[string], string>('SELECT url FROM links WHERE code = ?').pluck(),
-          begin: db.prepare('BEGIN'),
-          commit: db.prepare('COMMIT'),
-          generation: undefined,
-          used: false,
-          endScheduled: false,
         };
       } catch (error) {
         db.close();

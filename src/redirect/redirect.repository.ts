@@ -8,9 +8,8 @@ export class RedirectRepository {
   /**
    * One primary-key read, for every redirect the cache misses: through the driver with a prepared
    * statement (`RedirectLookup`), as the same query through Prisma costs many times more CPU.
-   * `cacheGeneration`: `LinkCache.generation()`, taken before the call.
    */
-  findTarget(code: string, cacheGeneration: number): Promise<string | null> {
-    return this.lookup.findTarget(code, cacheGeneration);
+  findTarget(code: string): Promise<string | null> {
+    return this.lookup.findTarget(code);
   }
 }

@@ -25,7 +25,7 @@ export class RedirectService {
     const cached = this.cachedTarget(code);
     if (cached !== undefined) return cached;
     const generation = this.cache.generation();
-    const target = await this.redirects.findTarget(code, generation);
+    const target = await this.redirects.findTarget(code);
     if (target !== null) this.cache.setIfUnchanged(code, target, generation);
     return target;
   }
