@@ -2,8 +2,6 @@
 // that would otherwise stall the event loop, on a connection of its own. Generic: statements,
 // and long tasks that feature modules register (the click fold: clicks/click-log-fold.ts).
 import Database from 'better-sqlite3';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { FoldPacer } from './fold-pacing.js';
 import type { TaskContext, WriterOptions, WriterReply, WriterRequest, WriterTask } from './sqlite-writer-protocol.js';
@@ -22,21 +20,6 @@ db.pragma('foreign_keys = ON');
 // database file (with an fsync), which takes tens of milliseconds, here on this thread.
 
 const statements = new Map<string, Database.Statement>();
-
-/**
- * Frees the closed database's statement objects (this module's and those of finished tasks)
- * while this thread's environment is still alive. Left to the thread's teardown,
- * better-sqlite3's statement destructors run after the environment is gone, and on Node.js 24
- * that aborts the whole process (`RemoveEnvironmentCleanupHook`: `(env) != nullptr`), in the
- * middle of the service's shutdown.
- */
-function collectStatements(): void {
-  statements.clear();
-  setFlagsFromString('--expose-gc');
-  const gc = runInNewContext('gc') as () => void;
-  gc();
-  gc();
-}
 
 function statement(sql: string): Database.Statement {
   let prepared = statements.get(sql);
@@ -166,7 +149,6 @@ function handle(request: WriterRequest): void {
           db.pragma('wal_checkpoint(TRUNCATE)');
         } finally {
           db.close();
-          collectStatements();
           // With no listener left, the thread ends once the reply is sent.
           port.unref();
         }

