@@ -60,7 +60,8 @@ describe('odd paths', () => {
     ['/%00'],
     ['/a%00b'],
     ['/..%2f'],
-    ['/%2e%2e'],
+    // fetch resolves a bare /%2e%2e to / (the front page); below a segment it still reaches the router.
+    ['/%2e%2e/a%00b'],
     ['/api/links/%00'],
     ['/api/links/..%2f'],
     ['/api/links/%'],
