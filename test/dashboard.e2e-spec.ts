@@ -15,7 +15,12 @@ class Browser {
   }
 
   /** Posts a form the way the page would (with the page's CSRF token unless `csrf` is given). */
-  async post(path: string, fields: Record<string, string | string[]>, csrf?: string, formPage = path): Promise<Response> {
+  async post(
+    path: string,
+    fields: Record<string, string | string[]>,
+    csrf?: string,
+    formPage = path,
+  ): Promise<Response> {
     const token = csrf ?? (await this.csrfFrom(formPage));
     const body = new URLSearchParams();
     for (const [name, value] of Object.entries({ _csrf: token, ...fields })) {
@@ -116,7 +121,12 @@ describe('Account dashboard', () => {
     expect(page.status).toBe(303);
     expect(page.headers.get('location')).toBe('/login?next=%2Fdashboard%2Ftokens');
 
-    const signedIn = await visitor.post('/login?next=%2Fdashboard%2Ftokens', { email, password: PASSWORD, next: '/dashboard/tokens' }, undefined, '/login?next=%2Fdashboard%2Ftokens');
+    const signedIn = await visitor.post(
+      '/login?next=%2Fdashboard%2Ftokens',
+      { email, password: PASSWORD, next: '/dashboard/tokens' },
+      undefined,
+      '/login?next=%2Fdashboard%2Ftokens',
+    );
     expect(signedIn.status).toBe(303);
     expect(signedIn.headers.get('location')).toBe('/dashboard/tokens');
   });
@@ -172,7 +182,10 @@ describe('Account dashboard', () => {
   it('escapes HTML in link URLs and token names everywhere', async () => {
     const browser = await signUp(testApp);
     await browser.post('/dashboard', { url: 'https://example.com/"><script>alert(1)</script>' });
-    const tokens = await browser.post('/dashboard/tokens', { name: '<img src=x onerror=alert(1)>', scopes: 'links:read' });
+    const tokens = await browser.post('/dashboard/tokens', {
+      name: '<img src=x onerror=alert(1)>',
+      scopes: 'links:read',
+    });
 
     const dashboard = await (await browser.get('/dashboard')).text();
     const tokenPage = await tokens.text();
@@ -211,7 +224,10 @@ describe('Account dashboard', () => {
     const reserved = await browser.post('/dashboard', { url: 'https://example.com/', custom_code: 'dashboard' });
     expect(await reserved.text()).toContain('is reserved');
 
-    const long = await browser.post('/dashboard', { url: `https://example.com/${'a'.repeat(10_000)}`, custom_code: 'x'.repeat(10_000) });
+    const long = await browser.post('/dashboard', {
+      url: `https://example.com/${'a'.repeat(10_000)}`,
+      custom_code: 'x'.repeat(10_000),
+    });
     expect(long.status).toBe(400);
   });
 
@@ -231,7 +247,10 @@ describe('Account dashboard', () => {
     const raw = browser.cookies.get('shortlink_session')!;
     await testApp.app
       .get(PrismaService)
-      .session.update({ where: { idHash: hashSessionId(raw) }, data: { lastSeenAt: new Date(Date.now() - 31 * 86_400_000) } });
+      .session.update({
+        where: { idHash: hashSessionId(raw) },
+        data: { lastSeenAt: new Date(Date.now() - 31 * 86_400_000) },
+      });
 
     const response = await browser.get('/dashboard');
 
@@ -243,7 +262,9 @@ describe('Account dashboard', () => {
     const browser = await signUp(testApp);
     const owner = await createAccountWithToken(testApp);
 
-    const api = await testApp.request('/api/links', { headers: { cookie: `shortlink_session=${browser.cookies.get('shortlink_session')}` } });
+    const api = await testApp.request('/api/links', {
+      headers: { cookie: `shortlink_session=${browser.cookies.get('shortlink_session')}` },
+    });
     const page = await testApp.request('/dashboard', { headers: owner.bearer, redirect: 'manual' });
 
     expect(api.status).toBe(401);
@@ -263,7 +284,12 @@ describe('Account dashboard', () => {
     const owner = await createAccountWithToken(testApp);
     const browser = await signUp(testApp);
 
-    const response = await browser.post(`/dashboard/tokens/${owner.tokenId}/revoke`, {}, undefined, '/dashboard/tokens');
+    const response = await browser.post(
+      `/dashboard/tokens/${owner.tokenId}/revoke`,
+      {},
+      undefined,
+      '/dashboard/tokens',
+    );
 
     expect(response.status).toBe(404);
     expect((await testApp.request('/api/links', { headers: owner.bearer })).status).toBe(200);
@@ -276,13 +302,23 @@ describe('Account dashboard', () => {
     await second.post('/login', { email, password: PASSWORD });
     expect((await second.get('/dashboard')).status).toBe(200);
 
-    const changed = await first.post('/account/password', { current_password: PASSWORD, new_password: 'a new password' }, undefined, '/account');
+    const changed = await first.post(
+      '/account/password',
+      { current_password: PASSWORD, new_password: 'a new password' },
+      undefined,
+      '/account',
+    );
     expect(changed.status).toBe(303);
     expect((await second.get('/dashboard')).status).toBe(303);
     expect((await first.get('/dashboard')).status).toBe(200);
 
     await first.post('/dashboard', { url: 'https://example.com/gone' });
-    const wrongConfirm = await first.post('/account/delete', { confirm_email: 'someone@else.test' }, undefined, '/account');
+    const wrongConfirm = await first.post(
+      '/account/delete',
+      { confirm_email: 'someone@else.test' },
+      undefined,
+      '/account',
+    );
     expect(wrongConfirm.status).toBe(400);
     const deleted = await first.post('/account/delete', { confirm_email: email }, undefined, '/account');
     expect(deleted.status).toBe(303);
@@ -316,7 +352,9 @@ describe('Account dashboard limits', () => {
 
   it('limits sign-in attempts per email to 10 in 15 minutes (429), even with the right password', async () => {
     const email = newEmail();
-    await testApp.app.get(AccountsService).setPasswordByEmail((await testApp.app.get(AccountsService).create(email)).email, PASSWORD);
+    await testApp.app
+      .get(AccountsService)
+      .setPasswordByEmail((await testApp.app.get(AccountsService).create(email)).email, PASSWORD);
     const visitor = new Browser(testApp);
     const csrf = await visitor.csrfFrom('/login');
 
