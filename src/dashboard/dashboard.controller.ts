@@ -39,7 +39,9 @@ function fieldList(form: Form | undefined, name: string): string[] {
 /** `?next=` only ever leads to a path on this site: `/x`, never `//evil` or `/\evil`. */
 export function safeNext(next: unknown): string {
   if (typeof next !== 'string' || next.length > 2000) return '/dashboard';
-  if (!/^\/(?![/\\])/.test(next) || /[\u0000-\u001f\\]/.test(next)) return '/dashboard';
+  // Control characters and backslashes are refused outright: browsers read `/\evil` as `//evil`.
+  const unsafe = [...next].some((character) => character < ' ' || character === '\\');
+  if (!/^\/(?![/\\])/.test(next) || unsafe) return '/dashboard';
   return next;
 }
 
@@ -400,16 +402,12 @@ export class DashboardController {
   /** The API's errors about a link, as messages next to the form's fields. */
   private linkErrors(error: unknown): Errors {
     if (!(error instanceof ApiError)) throw error;
-    switch (error.errorName) {
-      case 'invalid_url':
-        return { url: `${error.detail}.`.replace(/^url /, 'The URL ') };
-      case 'invalid_code':
-        return { custom_code: error.detail.replace(/^custom_code /, 'The custom code ') + '.' };
-      case 'code_taken':
-        return { custom_code: `${error.detail}. Choose another one.` };
-      default:
-        throw error;
+    if (error.errorName === 'invalid_url') return { url: `${error.detail}.`.replace(/^url /, 'The URL ') };
+    if (error.errorName === 'invalid_code') {
+      return { custom_code: error.detail.replace(/^custom_code /, 'The custom code ') + '.' };
     }
+    if (error.errorName === 'code_taken') return { custom_code: `${error.detail}. Choose another one.` };
+    throw error;
   }
 
   private async renderDashboard(

@@ -1,3 +1,4 @@
+/* global document, navigator, window, Element, HTMLFormElement */
 // Enhancements only: every page works without this file.
 document.addEventListener('click', (event) => {
   const button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;
