@@ -26,7 +26,9 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY bin ./bin
+# The dashboard's templates and assets are read at run time beside its compiled code.
 RUN npm run build \
+ && cp -r src/dashboard/views src/dashboard/public dist/src/dashboard/ \
  && npm prune --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 

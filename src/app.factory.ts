@@ -9,6 +9,7 @@ import { registerSecurityHeaders } from './common/http/security-headers.js';
 import { DEFAULT_BODY_LIMIT, registerBodyLimits } from './common/http/body-limits.js';
 import { EarlyRequests } from './common/http/early-requests.js';
 import { registerJsonBodyParser } from './common/http/json-body-parser.js';
+import { registerDashboardPlugins } from './dashboard/dashboard.plugins.js';
 import type { AppConfig } from './config/app-config.js';
 import { registerRequestLogging } from './logging/request-logging.js';
 import { closeConnectionsWhenClosing } from './lifecycle/graceful-shutdown.js';
@@ -41,6 +42,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   registerJsonBodyParser(adapter.getInstance());
   registerBodyLimits(adapter.getInstance());
   closeConnectionsWhenClosing(adapter.getInstance());
+  await registerDashboardPlugins(adapter.getInstance(), config.shortBaseUrl.startsWith('https:'));
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: true,
     bodyParser: false,

@@ -4,6 +4,7 @@ import { AccountsModule } from './accounts/accounts.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
+import { DashboardModule } from './dashboard/dashboard.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LinksModule } from './links/links.module.js';
@@ -33,6 +34,7 @@ export class AppModule {
         HealthModule,
         LinksModule,
         QuickShortenModule,
+        DashboardModule,
         RedirectModule,
         ScaleOutModule,
       ],

@@ -45,7 +45,7 @@ describe('links in the docs', () => {
   it('README.md stays a short front door: at most 300 lines, each heading once', () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     expect(readme.split('\n').length).toBeLessThanOrEqual(300);
-    const headings = prose(readme).match(/^#{1,6} .*$/gm) ?? [];
+    const headings: string[] = prose(readme).match(/^#{1,6} .*$/gm) ?? [];
     expect(headings.filter((heading, index) => headings.indexOf(heading) !== index)).toEqual([]);
   });
 

@@ -17,7 +17,11 @@ let code: string;
 beforeAll(async () => {
   testApp = await startTestApp({ RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000' });
   owner = await createAccountWithToken(testApp);
-  const created = await testApp.request('/api/links', { method: 'POST', headers: owner.apiKey, json: { url: 'https://example.com/' } });
+  const created = await testApp.request('/api/links', {
+    method: 'POST',
+    headers: owner.apiKey,
+    json: { url: 'https://example.com/' },
+  });
   code = ((await created.json()) as { code: string }).code;
 });
 afterAll(() => testApp.close());
@@ -37,7 +41,10 @@ async function expectClientError(request: Case, plainText = false): Promise<numb
     expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     expect(text).toMatch(/^error: [a-z_]+$/);
   } else {
-    expect({ where, type: response.headers.get('content-type')?.split(';')[0] }).toEqual({ where, type: 'application/problem+json' });
+    expect({ where, type: response.headers.get('content-type')?.split(';')[0] }).toEqual({
+      where,
+      type: 'application/problem+json',
+    });
     const body = JSON.parse(text) as { status: number; error: string };
     expect(body.status).toBe(response.status);
     expect(body.error).toMatch(/^[a-z_]+$/);
@@ -60,7 +67,8 @@ describe('odd paths', () => {
     ['/%00'],
     ['/a%00b'],
     ['/..%2f'],
-    ['/%2e%2e'],
+    // fetch resolves a bare /%2e%2e to / (the front page); below a segment it still reaches the router.
+    ['/%2e%2e/a%00b'],
     ['/api/links/%00'],
     ['/api/links/..%2f'],
     ['/api/links/%'],
@@ -106,12 +114,17 @@ describe('odd query strings', () => {
     await expectClientError({ method: 'GET', path, headers: owner.apiKey });
   });
 
-  it.each(['/api/s?url=%', '/api/s?url[]=x', '/api/s?url=1&url=2', '/api/s?url=%00', '/api/s', '/api/s?url=%F0%9F%99', '/api/s?url=https%3A%2F%2Fexample.com%2F%ED%A0%80'])(
-    'GET %s (plain text)',
-    async (path) => {
-      await expectClientError({ method: 'GET', path }, true);
-    },
-  );
+  it.each([
+    '/api/s?url=%',
+    '/api/s?url[]=x',
+    '/api/s?url=1&url=2',
+    '/api/s?url=%00',
+    '/api/s',
+    '/api/s?url=%F0%9F%99',
+    '/api/s?url=https%3A%2F%2Fexample.com%2F%ED%A0%80',
+  ])('GET %s (plain text)', async (path) => {
+    await expectClientError({ method: 'GET', path }, true);
+  });
 });
 
 describe('odd bodies', () => {
@@ -130,14 +143,20 @@ describe('odd bodies', () => {
     ['a nested custom_code', '{"url":"https://example.com/","custom_code":{"$gt":""}}'],
     ['an unknown nested field', '{"url":"https://example.com/","meta":{"a":{"b":{"c":1}}}}'],
     ['deeply nested JSON', '{"url":"https://example.com/","x":' + '['.repeat(5000) + ']'.repeat(5000) + '}'],
-    ['deeply nested objects', '{"url":"https://example.com/","x":' + '{"a":'.repeat(3000) + '1' + '}'.repeat(3000) + '}'],
+    [
+      'deeply nested objects',
+      '{"url":"https://example.com/","x":' + '{"a":'.repeat(3000) + '1' + '}'.repeat(3000) + '}',
+    ],
     ['very deeply nested JSON', '['.repeat(100_000) + ']'.repeat(100_000)],
     ['a constructor key', '{"url":"https://example.com/","constructor":{"prototype":{"x":1}}}'],
     ['5000 fields', JSON.stringify(Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`f${i}`, i])))],
     ['truncated JSON', '{"url":'],
     ['trailing garbage', '{"url":"https://example.com/"} x'],
     ['a lone surrogate escape', '{"url":"https://example.com/\\ud800"}'],
-    ['invalid UTF-8 bytes', Buffer.concat([Buffer.from('{"url":"https://example.com/'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')])],
+    [
+      'invalid UTF-8 bytes',
+      Buffer.concat([Buffer.from('{"url":"https://example.com/'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+    ],
     ['whitespace only', '   '],
   ];
 
@@ -163,15 +182,33 @@ describe('odd bodies', () => {
     ['an unknown content-type', { 'content-type': 'application/x-unknown' }],
     ['a broken content-type', { 'content-type': ';;;' }],
   ])('POST /api/links with %s', async (_label, headers) => {
-    await expectClientError({ method: 'POST', path: '/api/links', headers: { ...owner.apiKey, ...headers }, body: '{"url":"https://example.com/"}' });
+    await expectClientError({
+      method: 'POST',
+      path: '/api/links',
+      headers: { ...owner.apiKey, ...headers },
+      body: '{"url":"https://example.com/"}',
+    });
   });
 
   it.each([
     ['a BOM', { 'content-type': 'application/json' }, '\ufeff{"url":"https://example.com/bom"}'],
-    ['an unknown charset', { 'content-type': 'application/json; charset=latin-99' }, '{"url":"https://example.com/cs"}'],
-    ['a __proto__ query parameter', { 'content-type': 'application/json' }, '{"url":"https://example.com/q"}', '?__proto__=1'],
+    [
+      'an unknown charset',
+      { 'content-type': 'application/json; charset=latin-99' },
+      '{"url":"https://example.com/cs"}',
+    ],
+    [
+      'a __proto__ query parameter',
+      { 'content-type': 'application/json' },
+      '{"url":"https://example.com/q"}',
+      '?__proto__=1',
+    ],
   ])('POST /api/links with %s: accepted or refused, never a 500', async (_label, headers, body, query = '') => {
-    const response = await testApp.request(`/api/links${query}`, { method: 'POST', headers: { ...owner.apiKey, ...headers }, body });
+    const response = await testApp.request(`/api/links${query}`, {
+      method: 'POST',
+      headers: { ...owner.apiKey, ...headers },
+      body,
+    });
     expect(response.status).toBeLessThan(500);
     if (response.status >= 400) expect(response.headers.get('content-type')).toContain('application/problem+json');
   });
@@ -213,7 +250,11 @@ describe('odd methods', () => {
     await expectClientError({ method, path, headers: owner.apiKey });
   });
 
-  it.each([['OPTIONS', '/api/links'], ['HEAD', '/api/links'], ['HEAD', '/nope123']])('%s %s', async (method, path) => {
+  it.each([
+    ['OPTIONS', '/api/links'],
+    ['HEAD', '/api/links'],
+    ['HEAD', '/nope123'],
+  ])('%s %s', async (method, path) => {
     const response = await testApp.request(path, { method });
     expect(response.status).toBeLessThan(500);
   });
@@ -232,4 +273,3 @@ describe('odd headers', () => {
     expect(status).toBe(401);
   });
 });
-

@@ -113,6 +113,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       'link_daily_clicks',
       'link_daily_referrers',
       'links',
+      'sessions',
       ...(kind === 'sqlite' ? ['sqlite_sequence'] : []),
     ];
     const appliedMigrations = async (t: Target) =>

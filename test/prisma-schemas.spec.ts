@@ -34,6 +34,7 @@ describe('prisma schemas', () => {
       'model ClickBatch',
       'model LinkDailyClicks',
       'model LinkDailyReferrer',
+      'model Session',
     ]);
     expect(dataModel('postgresql')).toEqual(sqlite);
   });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsRepository, type AccountRecord } from './accounts.repository.js';
+import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 
 export interface AccountView {
   id: string;
@@ -10,6 +11,19 @@ export interface AccountView {
 export class AccountExistsError extends Error {
   override name = 'AccountExistsError';
 }
+
+/** A refused email or password, with the field it is about (messages are for people). */
+export class AccountInputError extends Error {
+  override name = 'AccountInputError';
+  constructor(
+    readonly field: 'email' | 'password',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const EMAIL_MAX_LENGTH = 254;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -37,5 +51,53 @@ export class AccountsService {
   async findByEmail(email: string): Promise<AccountView | null> {
     const account = await this.accounts.findByEmail(normalizeEmail(email));
     return account && toAccountView(account);
+  }
+
+  async findById(id: string): Promise<AccountView | null> {
+    const account = await this.accounts.findById(id);
+    return account && toAccountView(account);
+  }
+
+  /** Sign-up: an account with a password. AccountExistsError when the email is registered. */
+  async register(email: string, password: string): Promise<AccountView> {
+    const normalized = normalizeEmail(email);
+    if (normalized.length > EMAIL_MAX_LENGTH || !EMAIL.test(normalized)) {
+      throw new AccountInputError('email', 'Enter an email address like name@example.com.');
+    }
+    const problem = passwordProblem(password);
+    if (problem) throw new AccountInputError('password', problem);
+    const account = await this.accounts.create(normalized, await hashPassword(password));
+    if (!account) throw new AccountExistsError('email already registered');
+    return toAccountView(account);
+  }
+
+  /**
+   * The account these credentials open, or null. An unknown email is checked against a decoy
+   * hash, so it takes as long as a wrong password and cannot be told apart.
+   */
+  async verifyCredentials(email: string, password: string): Promise<AccountView | null> {
+    const normalized = normalizeEmail(email);
+    const account = normalized.length <= EMAIL_MAX_LENGTH ? await this.accounts.findByEmail(normalized) : null;
+    const ok = await verifyPassword(password, account?.passwordHash ?? (await decoyHash()));
+    return ok && account?.passwordHash ? toAccountView(account) : null;
+  }
+
+  /** Sets a new password and ends every other session of the account. */
+  async setPassword(accountId: string, password: string, keepSessionHash?: string): Promise<void> {
+    const problem = passwordProblem(password);
+    if (problem) throw new AccountInputError('password', problem);
+    const updated = await this.accounts.setPassword(accountId, await hashPassword(password), keepSessionHash);
+    if (!updated) throw new RangeError('No such account');
+  }
+
+  async setPasswordByEmail(email: string, password: string): Promise<void> {
+    const account = await this.accounts.findByEmail(normalizeEmail(email));
+    if (!account) throw new RangeError(`No account for ${email}`);
+    await this.setPassword(account.id, password);
+  }
+
+  /** Deletes the account with its links, tokens and sessions. */
+  async delete(accountId: string): Promise<boolean> {
+    return this.accounts.delete(accountId);
   }
 }

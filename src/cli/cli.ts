@@ -1,7 +1,7 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Command, CommanderError } from 'commander';
-import { AccountExistsError, AccountsService } from '../accounts/accounts.service.js';
+import { AccountExistsError, AccountInputError, AccountsService } from '../accounts/accounts.service.js';
 import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
 import { ConfigError, loadConfig } from '../config/app-config.js';
 import { prepareDatabase } from '../database/startup-migrations.js';
@@ -80,8 +80,21 @@ async function findAccountId(context: INestApplicationContext, email: string): P
 
 const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 
+/** The password piped in (`echo … | shortlink account set-password`): all of stdin, one trailing newline dropped. */
+async function readPassword(input: NodeJS.ReadableStream): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of input) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}
+
 /** `env` defaults to the process environment (read by loadConfig); tests may pass their own. */
-export function buildProgram(env?: NodeJS.ProcessEnv, output: CliOutput = processOutput): Command {
+export function buildProgram(
+  env?: NodeJS.ProcessEnv,
+  output: CliOutput = processOutput,
+  input: NodeJS.ReadableStream = process.stdin,
+): Command {
   const program = new Command()
     .name('shortlink')
     .description('Manage shortlink accounts and API tokens (uses the same DATABASE_URL as the server)')
@@ -100,6 +113,23 @@ export function buildProgram(env?: NodeJS.ProcessEnv, output: CliOutput = proces
           output.out(json(await context.get(AccountsService).create(email)));
         } catch (error) {
           if (error instanceof AccountExistsError || error instanceof RangeError) throw new CliError(error.message);
+          throw error;
+        }
+      });
+    });
+
+  account
+    .command('set-password')
+    .description("Set an account's dashboard password, read from stdin; ends the account's dashboard sessions")
+    .argument('<email>', 'e-mail address of the account')
+    .action(async (email: string) => {
+      const password = await readPassword(input);
+      await withServices(env, output, async (context) => {
+        try {
+          await context.get(AccountsService).setPasswordByEmail(email, password);
+          output.out(`Password set for ${email}\n`);
+        } catch (error) {
+          if (error instanceof AccountInputError || error instanceof RangeError) throw new CliError(error.message);
           throw error;
         }
       });

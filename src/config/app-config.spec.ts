@@ -20,6 +20,8 @@ describe('loadConfig', () => {
       clickFlushIntervalMs: 1000,
       shutdownDelayMs: 0,
       corsOrigins: [],
+      signupOpen: true,
+      sessionTtlDays: 30,
     });
   });
 
@@ -45,6 +47,8 @@ describe('loadConfig', () => {
       CLICK_FLUSH_INTERVAL_MS: '250',
       SHUTDOWN_DELAY_MS: '5000',
       CORS_ORIGINS: 'https://app.example, http://localhost:5173',
+      SIGNUP: 'closed',
+      SESSION_TTL_DAYS: '7',
     });
 
     expect(sut).toEqual({
@@ -63,6 +67,8 @@ describe('loadConfig', () => {
       clickFlushIntervalMs: 250,
       shutdownDelayMs: 5000,
       corsOrigins: ['https://app.example', 'http://localhost:5173'],
+      signupOpen: false,
+      sessionTtlDays: 7,
     });
   });
 

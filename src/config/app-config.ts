@@ -39,6 +39,10 @@ export interface AppConfig {
   shutdownDelayMs: number;
   /** Origins whose pages may call the API from a browser (CORS): a list, `*` for any, none by default. */
   corsOrigins: string[] | '*';
+  /** Whether people may create accounts on the sign-up page (`SIGNUP=open`). */
+  signupOpen: boolean;
+  /** A dashboard session ends after this many days without a request. */
+  sessionTtlDays: number;
 }
 
 /** Thrown for a bad environment variable; its message is the one line printed at start-up. */
@@ -214,6 +218,17 @@ class EnvironmentVariables {
   @Transform(toCorsOrigins)
   @IsCorsOrigins()
   CORS_ORIGINS?: string[] | '*';
+
+  @IsOptional()
+  @IsIn(['open', 'closed'])
+  SIGNUP?: 'open' | 'closed';
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  SESSION_TTL_DAYS?: number;
 }
 
 /** The variables read; anything else in the environment is ignored. */
@@ -234,6 +249,8 @@ const VARIABLES = [
   'CLICK_FLUSH_INTERVAL_MS',
   'SHUTDOWN_DELAY_MS',
   'CORS_ORIGINS',
+  'SIGNUP',
+  'SESSION_TTL_DAYS',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
 /** The database kind of a URL, by the one rule the migrator uses too (prisma/engine/database-url.js). */
@@ -290,5 +307,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     clickFlushIntervalMs: parsed.CLICK_FLUSH_INTERVAL_MS ?? 1000,
     shutdownDelayMs: parsed.SHUTDOWN_DELAY_MS ?? 0,
     corsOrigins: parsed.CORS_ORIGINS ?? [],
+    signupOpen: (parsed.SIGNUP ?? 'open') === 'open',
+    sessionTtlDays: parsed.SESSION_TTL_DAYS ?? 30,
   };
 }

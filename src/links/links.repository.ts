@@ -128,6 +128,12 @@ export class LinksRepository {
   }
 
   /** Deletes the account's link; false when the account has no such link. */
+  /** Every code of an account (for invalidating their cached redirects). */
+  async codesOfAccount(accountId: string): Promise<string[]> {
+    const rows = await this.prisma.link.findMany({ where: { accountId }, select: { code: true } });
+    return rows.map((row) => row.code);
+  }
+
   async deleteForAccount(code: string, accountId: string): Promise<boolean> {
     const { count } = await this.prisma.link.deleteMany({ where: { code, accountId } });
     return count > 0;

@@ -104,6 +104,18 @@ export class LinksService {
     return toLinkDto(link, this.config.shortBaseUrl, link.clicks + this.loggedClicks.clicksNotIn(link));
   }
 
+  /**
+   * Runs `deleteAccount` (which takes the account's links with it, by foreign key) and then drops
+   * every one of those links from the redirect caches of all instances, as `remove` does for one:
+   * without it a deleted account's links would go on redirecting until their cache entries expire.
+   */
+  async deleteAccountWithLinks(accountId: string, deleteAccount: () => Promise<boolean>): Promise<boolean> {
+    const codes = await this.links.codesOfAccount(accountId);
+    const deleted = await deleteAccount();
+    for (const code of codes) await this.cache.invalidate(code);
+    return deleted;
+  }
+
   private async insertWithGeneratedCode(url: string, accountId: string | null): Promise<LinkRecord> {
     for (let attempt = 0; attempt < GENERATED_CODE_ATTEMPTS; attempt++) {
       const created = await this.links.insertIfCodeFree({ code: generateCode(), url, accountId });

@@ -26,8 +26,9 @@ shorten a URL in one plain-text call, and follow short links with a \`302\` redi
 
 Anonymous callers may create links (\`POST /api/links\` without a token, \`GET /api/s\`); those
 links belong to no account and can never be listed or changed. Everything else needs an API
-token (\`sl_\` followed by 40 letters and digits), created by the service's admin with the
-\`shortlink\` command-line tool (\`npx shortlink token create <email>\`). Send it in **either** header:
+token (\`sl_\` followed by 40 letters and digits), created on the account dashboard's
+[API tokens](/dashboard/tokens) page or by the service's admin with the \`shortlink\` command-line
+tool (\`npx shortlink token create <email>\`). Send it in **either** header:
 
 - \`X-API-Key: <token>\` (security scheme \`ApiKey\`), or
 - \`Authorization: Bearer <token>\` (security scheme \`Bearer\`).

@@ -112,6 +112,10 @@ pm run -d --name "$first" -p "127.0.0.1:$port:3000" -v "$volume:/data" \
 wait_http "http://127.0.0.1:$port/health/ready"
 pm healthcheck run "$first" >/dev/null || fail "the image's HEALTHCHECK fails on a running container"
 echo "HEALTHCHECK passes"
+front=$(curl -fsS "http://127.0.0.1:$port/") || fail "the front page is not served"
+grep -q '<form' <<<"$front" || fail "the front page has no form"
+curl -fsS -o /dev/null "http://127.0.0.1:$port/login" || fail "the sign-in page is not served"
+echo "the dashboard's pages are served"
 pm exec "$first" shortlink account create box@example.test >/dev/null
 token=$(pm exec "$first" shortlink token create box@example.test 2>/dev/null)
 [[ "$token" =~ ^sl_[0-9A-Za-z]{40}$ ]] || fail "shortlink token create in the container printed: $token"

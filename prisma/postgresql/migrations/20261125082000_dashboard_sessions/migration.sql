@@ -1,0 +1,18 @@
+-- AlterTable
+ALTER TABLE "accounts" ADD COLUMN "password_hash" TEXT;
+
+-- CreateTable
+CREATE TABLE "sessions" (
+    "id_hash" TEXT NOT NULL,
+    "account_id" TEXT NOT NULL,
+    "created_at" TIMESTAMP(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
+    "last_seen_at" TIMESTAMP(3) NOT NULL,
+
+    CONSTRAINT "sessions_pkey" PRIMARY KEY ("id_hash")
+);
+
+-- CreateIndex
+CREATE INDEX "sessions_account_id_idx" ON "sessions"("account_id");
+
+-- AddForeignKey
+ALTER TABLE "sessions" ADD CONSTRAINT "sessions_account_id_fkey" FOREIGN KEY ("account_id") REFERENCES "accounts"("id") ON DELETE CASCADE ON UPDATE CASCADE;

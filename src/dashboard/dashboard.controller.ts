@@ -1,0 +1,472 @@
+import { Controller, Get, Inject, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
+import { HttpAdapterHost } from '@nestjs/core';
+import { ApiExcludeController } from '@nestjs/swagger';
+import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AccountExistsError, AccountInputError, AccountsService } from '../accounts/accounts.service.js';
+import { Public } from '../auth/auth.decorators.js';
+import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
+import { TokensService } from '../auth/tokens.service.js';
+import { ApiError } from '../common/errors/api-error.js';
+import type { AppConfig } from '../config/app-config.js';
+import { APP_CONFIG } from '../config/config.tokens.js';
+import { LinksService } from '../links/links.service.js';
+import { AnonymousCreation } from '../rate-limit/rate-limit.decorators.js';
+import { csrfValid } from './dashboard.plugins.js';
+import { PageErrorFilter, PageError } from './page-error.filter.js';
+import { SESSION_COOKIE, SessionsService, type ActiveSession } from './sessions.service.js';
+
+type Form = Record<string, string | string[] | undefined>;
+type Errors = Record<string, string>;
+
+const PAGE_SIZE = 20;
+const SIGN_IN_LIMIT = 10;
+const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+const TOKEN_NAME_MAX_LENGTH = 100;
+
+/** One value of a form field (a repeated field counts as its first value); never undefined. */
+function field(form: Form | undefined, name: string, maxLength = 10_000): string {
+  const value = form?.[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return (first ?? '').slice(0, maxLength);
+}
+
+function fieldList(form: Form | undefined, name: string): string[] {
+  const value = form?.[name];
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+/** `?next=` only ever leads to a path on this site: `/x`, never `//evil` or `/\evil`. */
+export function safeNext(next: unknown): string {
+  if (typeof next !== 'string' || next.length > 2000) return '/dashboard';
+  // Control characters and backslashes are refused outright: browsers read `/\evil` as `//evil`.
+  const unsafe = [...next].some((character) => character < ' ' || character === '\\');
+  if (!/^\/(?![/\\])/.test(next) || unsafe) return '/dashboard';
+  return next;
+}
+
+/** The dashboard's pages: HTML for people, on the same services as the JSON API. */
+@ApiExcludeController()
+@Controller()
+@Public()
+@UseFilters(PageErrorFilter)
+export class DashboardController {
+  private readonly fastify: FastifyInstance;
+
+  constructor(
+    private readonly accounts: AccountsService,
+    private readonly sessions: SessionsService,
+    private readonly links: LinksService,
+    private readonly tokens: TokensService,
+    @InjectThrottlerStorage() private readonly limits: ThrottlerStorage,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    adapterHost: HttpAdapterHost,
+  ) {
+    this.fastify = adapterHost.httpAdapter.getInstance<FastifyInstance>();
+  }
+
+  // ---- front page --------------------------------------------------------------------------
+
+  @Get('/')
+  async home(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    if (await this.session(request)) return reply.redirect('/dashboard', 303);
+    return this.render(reply, 'home', { form: {}, errors: {} });
+  }
+
+  @Post('/')
+  @AnonymousCreation()
+  async shortenAnonymously(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    this.checkCsrf(request);
+    const form = request.body as Form;
+    const url = field(form, 'url');
+    try {
+      const link = await this.links.create(undefined, { url });
+      return this.render(reply, 'home', { form: {}, errors: {}, created: link });
+    } catch (error) {
+      return this.render(reply, 'home', { form: { url }, errors: this.linkErrors(error) }, 400);
+    }
+  }
+
+  // ---- sign up, sign in, sign out ---------------------------------------------------------
+
+  @Get('/signup')
+  async signupPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    if (await this.session(request)) return reply.redirect('/dashboard', 303);
+    return this.render(reply, 'signup', { form: {}, errors: {}, signupOpen: this.config.signupOpen });
+  }
+
+  @Post('/signup')
+  async signup(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    this.checkCsrf(request);
+    if (!this.config.signupOpen) {
+      return this.render(reply, 'signup', { form: {}, errors: {}, signupOpen: false }, 403);
+    }
+    const form = request.body as Form;
+    const email = field(form, 'email', 1000);
+    const password = field(form, 'password', 1000);
+    try {
+      const account = await this.accounts.register(email, password);
+      await this.signIn(reply, account.id);
+      return reply.redirect('/dashboard', 303);
+    } catch (error) {
+      const errors: Errors = {};
+      if (error instanceof AccountInputError) errors[error.field] = error.message;
+      else if (error instanceof AccountExistsError) errors.email = 'This email is already registered. Sign in instead.';
+      else throw error;
+      const status = error instanceof AccountExistsError ? 409 : 400;
+      return this.render(reply, 'signup', { form: { email }, errors, signupOpen: true }, status);
+    }
+  }
+
+  @Get('/login')
+  async loginPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Query('next') next: unknown) {
+    if (await this.session(request)) return reply.redirect(safeNext(next), 303);
+    return this.render(reply, 'login', { form: {}, errors: {}, next: safeNext(next) });
+  }
+
+  @Post('/login')
+  async login(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Query('next') next: unknown) {
+    this.checkCsrf(request);
+    const form = request.body as Form;
+    const email = field(form, 'email', 1000);
+    const password = field(form, 'password', 1000);
+    const target = safeNext(field(form, 'next', 2000) || next);
+    const [byIp, byEmail] = await Promise.all([
+      this.hit(`signin-ip:${request.ip}`),
+      this.hit(`signin-email:${email.trim().toLowerCase()}`),
+    ]);
+    if (byIp.isBlocked || byEmail.isBlocked) {
+      void reply.header('Retry-After', String(Math.max(byIp.timeToBlockExpire, byEmail.timeToBlockExpire)));
+      return this.render(
+        reply,
+        'login',
+        {
+          form: { email },
+          errors: { form: 'Too many sign-in attempts. Wait a few minutes and try again.' },
+          next: target,
+        },
+        429,
+      );
+    }
+    const account = await this.accounts.verifyCredentials(email, password);
+    if (!account) {
+      return this.render(
+        reply,
+        'login',
+        { form: { email }, errors: { form: 'That email and password do not match an account.' }, next: target },
+        401,
+      );
+    }
+    const previous = await this.session(request);
+    if (previous) await this.sessions.end(previous.idHash);
+    await this.signIn(reply, account.id);
+    return reply.redirect(target, 303);
+  }
+
+  @Post('/logout')
+  async logout(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    this.checkCsrf(request);
+    const session = await this.session(request);
+    if (session) await this.sessions.end(session.idHash);
+    void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return reply.redirect('/login', 303);
+  }
+
+  // ---- links -----------------------------------------------------------------------------
+
+  @Get('/dashboard')
+  async dashboard(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Query('page') page: unknown) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    return this.renderDashboard(reply, session, page, { form: {}, errors: {} });
+  }
+
+  @Post('/dashboard')
+  async createLink(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    this.checkCsrf(request);
+    const form = request.body as Form;
+    const url = field(form, 'url');
+    const customCode = field(form, 'custom_code', 1000).trim();
+    try {
+      const link = await this.links.create(this.caller(session), {
+        url,
+        custom_code: customCode === '' ? undefined : customCode,
+      });
+      return reply.redirect(`/dashboard?created=${encodeURIComponent(link.code)}`, 303);
+    } catch (error) {
+      return this.renderDashboard(
+        reply,
+        session,
+        1,
+        { form: { url, custom_code: customCode }, errors: this.linkErrors(error) },
+        400,
+      );
+    }
+  }
+
+  @Get('/dashboard/links/:code')
+  async linkPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('code') code: string) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    const link = await this.links.get(this.caller(session), code);
+    return this.render(reply, 'link', { session, link, form: { url: link.url }, errors: {} });
+  }
+
+  @Post('/dashboard/links/:code')
+  async editLink(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('code') code: string) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    this.checkCsrf(request);
+    const url = field(request.body as Form, 'url');
+    const caller = this.caller(session);
+    try {
+      await this.links.updateUrl(caller, code, url);
+      return reply.redirect(`/dashboard/links/${encodeURIComponent(code)}?saved=1`, 303);
+    } catch (error) {
+      if (error instanceof ApiError && error.errorName === 'not_found') throw error;
+      const link = await this.links.get(caller, code);
+      return this.render(reply, 'link', { session, link, form: { url }, errors: this.linkErrors(error) }, 400);
+    }
+  }
+
+  @Post('/dashboard/links/:code/delete')
+  async deleteLink(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('code') code: string) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    this.checkCsrf(request);
+    try {
+      await this.links.remove(this.caller(session), code);
+    } catch (error) {
+      // A second submit of the same delete finds nothing: the outcome the person wanted.
+      if (!(error instanceof ApiError && error.errorName === 'not_found')) throw error;
+    }
+    return reply.redirect('/dashboard?deleted=1', 303);
+  }
+
+  // ---- tokens ----------------------------------------------------------------------------
+
+  @Get('/dashboard/tokens')
+  async tokensPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    return this.renderTokens(reply, session, { form: { scopes: [...SCOPES] }, errors: {} });
+  }
+
+  @Post('/dashboard/tokens')
+  async createToken(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    this.checkCsrf(request);
+    const form = request.body as Form;
+    const name = field(form, 'name').trim();
+    const requested = fieldList(form, 'scopes');
+    const scopes = requested.filter((scope): scope is Scope => isScope(scope));
+    const errors: Errors = {};
+    if (name === '') errors.name = 'Give the token a name, e.g. the script or app that will use it.';
+    else if (name.length > TOKEN_NAME_MAX_LENGTH) errors.name = `Use at most ${TOKEN_NAME_MAX_LENGTH} characters.`;
+    if (scopes.length === 0 || scopes.length !== requested.length) errors.scopes = 'Choose at least one scope.';
+    if (Object.keys(errors).length > 0) {
+      return this.renderTokens(reply, session, { form: { name, scopes }, errors }, 400);
+    }
+    const { token } = await this.tokens.create(session.accountId, name, scopes);
+    // Shown on this response only: a reload or the list never shows it again.
+    void reply.header('Cache-Control', 'no-store');
+    return this.renderTokens(reply, session, { form: { scopes: [...SCOPES] }, errors: {}, newToken: token }, 201);
+  }
+
+  @Post('/dashboard/tokens/:id/revoke')
+  async revokeToken(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('id') id: string) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    this.checkCsrf(request);
+    const own = await this.tokens.listForAccount(session.accountId);
+    if (!own.some((token) => token.id === id)) throw new PageError(404, 'No such token');
+    await this.tokens.revoke(id);
+    return reply.redirect('/dashboard/tokens?revoked=1', 303);
+  }
+
+  // ---- account ---------------------------------------------------------------------------
+
+  @Get('/account')
+  async accountPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    return this.renderAccount(reply, session, { errors: {} });
+  }
+
+  @Post('/account/password')
+  async changePassword(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    this.checkCsrf(request);
+    const form = request.body as Form;
+    const account = await this.accounts.findById(session.accountId);
+    if (!account) throw new PageError(404, 'No such account');
+    const current = await this.accounts.verifyCredentials(account.email, field(form, 'current_password', 1000));
+    if (!current) {
+      return this.renderAccount(
+        reply,
+        session,
+        { errors: { current_password: 'That is not your current password.' } },
+        400,
+      );
+    }
+    try {
+      await this.accounts.setPassword(session.accountId, field(form, 'new_password', 1000), session.idHash);
+    } catch (error) {
+      if (!(error instanceof AccountInputError)) throw error;
+      return this.renderAccount(reply, session, { errors: { new_password: error.message } }, 400);
+    }
+    return reply.redirect('/account?password=changed', 303);
+  }
+
+  @Post('/account/sessions/delete')
+  async signOutEverywhere(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    this.checkCsrf(request);
+    await this.sessions.endAll(session.accountId);
+    void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return reply.redirect('/login', 303);
+  }
+
+  @Post('/account/delete')
+  async deleteAccount(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    this.checkCsrf(request);
+    const account = await this.accounts.findById(session.accountId);
+    if (!account) throw new PageError(404, 'No such account');
+    const typed = field(request.body as Form, 'confirm_email', 1000)
+      .trim()
+      .toLowerCase();
+    if (typed !== account.email) {
+      return this.renderAccount(
+        reply,
+        session,
+        { errors: { confirm_email: 'Type your email address exactly to confirm.' } },
+        400,
+      );
+    }
+    await this.links.deleteAccountWithLinks(account.id, () => this.accounts.delete(account.id));
+    void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return reply.redirect('/?deleted=1', 303);
+  }
+
+  // ---- helpers ---------------------------------------------------------------------------
+
+  private caller(session: ActiveSession) {
+    return { accountId: session.accountId, tokenId: '', scopes: [...SCOPES] };
+  }
+
+  private session(request: FastifyRequest): Promise<ActiveSession | null> {
+    return this.sessions.resolve(request.cookies[SESSION_COOKIE]);
+  }
+
+  /** The session, or null after answering 303 to the sign-in page (which brings the person back). */
+  private async requireSession(request: FastifyRequest, reply: FastifyReply): Promise<ActiveSession | null> {
+    const session = await this.session(request);
+    if (!session) {
+      const back = request.method === 'GET' ? request.url : (request.routeOptions.url ?? '/dashboard');
+      void reply.redirect(`/login?next=${encodeURIComponent(safeNext(back))}`, 303);
+    }
+    return session;
+  }
+
+  private async signIn(reply: FastifyReply, accountId: string): Promise<void> {
+    const id = await this.sessions.start(accountId);
+    void reply.setCookie(SESSION_COOKIE, id, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: this.config.shortBaseUrl.startsWith('https:'),
+      maxAge: Math.floor(this.sessions.ttlMs / 1000),
+    });
+  }
+
+  private checkCsrf(request: FastifyRequest): void {
+    if (!csrfValid(this.fastify, request)) {
+      throw new PageError(
+        403,
+        'This form has expired or did not come from this site. Go back, reload the page and try again.',
+      );
+    }
+  }
+
+  private hit(key: string) {
+    return this.limits.increment(key, SIGN_IN_WINDOW_MS, SIGN_IN_LIMIT, 0, 'signin');
+  }
+
+  /** The API's errors about a link, as messages next to the form's fields. */
+  private linkErrors(error: unknown): Errors {
+    if (!(error instanceof ApiError)) throw error;
+    if (error.errorName === 'invalid_url') return { url: `${error.detail}.`.replace(/^url /, 'The URL ') };
+    if (error.errorName === 'invalid_code') {
+      return { custom_code: error.detail.replace(/^custom_code /, 'The custom code ') + '.' };
+    }
+    if (error.errorName === 'code_taken') return { custom_code: `${error.detail}. Choose another one.` };
+    throw error;
+  }
+
+  private async renderDashboard(
+    reply: FastifyReply,
+    session: ActiveSession,
+    page: unknown,
+    data: { form: Form; errors: Errors },
+    status = 200,
+  ) {
+    const request = reply.request;
+    const pageNumber = typeof page === 'string' && /^\d{1,6}$/.test(page) ? Math.max(1, Number(page)) : 1;
+    const list = await this.links.list(this.caller(session), {
+      limit: PAGE_SIZE,
+      offset: (pageNumber - 1) * PAGE_SIZE,
+    });
+    const query = request.query as Record<string, unknown>;
+    return this.render(
+      reply,
+      'dashboard',
+      {
+        ...data,
+        session,
+        list,
+        page: pageNumber,
+        pages: Math.max(1, Math.ceil(list.total / PAGE_SIZE)),
+        created: typeof query.created === 'string' ? query.created : undefined,
+        deleted: query.deleted === '1',
+      },
+      status,
+    );
+  }
+
+  private async renderTokens(reply: FastifyReply, session: ActiveSession, data: object, status = 200) {
+    const tokens = await this.tokens.listForAccount(session.accountId);
+    const query = reply.request.query as Record<string, unknown>;
+    return this.render(reply, 'tokens', { ...data, session, tokens, revoked: query.revoked === '1' }, status);
+  }
+
+  private async renderAccount(reply: FastifyReply, session: ActiveSession, data: { errors: Errors }, status = 200) {
+    const account = await this.accounts.findById(session.accountId);
+    const query = reply.request.query as Record<string, unknown>;
+    return this.render(
+      reply,
+      'account',
+      { ...data, session, account, passwordChanged: query.password === 'changed' },
+      status,
+    );
+  }
+
+  private async render(reply: FastifyReply, page: string, data: object, status = 200) {
+    const html = await reply.viewAsync(`${page}.eta`, {
+      ...data,
+      csrfToken: reply.generateCsrf(),
+      shortBaseUrl: this.config.shortBaseUrl,
+    });
+    return reply
+      .status(status)
+      .header('Content-Type', 'text/html; charset=utf-8')
+      .header('Cache-Control', 'no-store')
+      .send(html);
+  }
+}

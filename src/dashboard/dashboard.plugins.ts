@@ -1,0 +1,84 @@
+import { existsSync } from 'node:fs';
+import { parse as parseQueryString } from 'node:querystring';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import fastifyCookie from '@fastify/cookie';
+import fastifyCsrf from '@fastify/csrf-protection';
+import fastifyStatic from '@fastify/static';
+import fastifyView from '@fastify/view';
+import { Eta } from 'eta';
+import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+
+const here = dirname(fileURLToPath(import.meta.url));
+/**
+ * Templates and assets are read from the source tree (src/dashboard/), from tests and from the
+ * build alike: the build (dist/src/dashboard/) holds only compiled code.
+ */
+const SOURCE_DIR = existsSync(join(here, 'views')) ? here : join(here, '..', '..', '..', 'src', 'dashboard');
+export const VIEWS_DIR = join(SOURCE_DIR, 'views');
+const PUBLIC_DIR = join(SOURCE_DIR, 'public');
+
+/** Form fields are short; 64 KiB leaves room for 10k-character inputs and refuses more. */
+const FORM_BODY_LIMIT = 64 * 1024;
+
+/** Paths of the dashboard's pages: the only place form (urlencoded) bodies are accepted. */
+export function isPagePath(url: string): boolean {
+  const path = url.split('?', 1)[0] ?? '';
+  return (
+    path === '/' ||
+    path === '/signup' ||
+    path === '/login' ||
+    path === '/logout' ||
+    path === '/account' ||
+    path.startsWith('/account/') ||
+    path === '/dashboard' ||
+    path.startsWith('/dashboard/')
+  );
+}
+
+/**
+ * Fastify plugins of the dashboard pages: cookies, CSRF tokens (secret in an HttpOnly cookie,
+ * token in every form), the view engine (Eta, escaping by default), its CSS and script under
+ * /static/, and form bodies on page paths only (the API stays JSON-only: 415 elsewhere).
+ */
+export async function registerDashboardPlugins(fastify: FastifyInstance, secureCookies: boolean): Promise<void> {
+  await fastify.register(fastifyCookie);
+  await fastify.register(fastifyCsrf, {
+    cookieKey: 'shortlink_csrf',
+    cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: secureCookies },
+    getToken: (request: FastifyRequest) => (request.body as { _csrf?: unknown } | undefined)?._csrf as string,
+  });
+  await fastify.register(fastifyView, {
+    engine: { eta: new Eta({ autoEscape: true, autoTrim: false, useWith: false }) },
+    root: VIEWS_DIR,
+    production: true,
+  });
+  await fastify.register(fastifyStatic, {
+    root: PUBLIC_DIR,
+    prefix: '/static/',
+    decorateReply: false,
+    maxAge: '1h',
+  });
+  fastify.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (request, body, done) => {
+      if (!isPagePath(request.url)) {
+        // The same 415 as any other non-JSON body on the API.
+        done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type'] ?? ''));
+        return;
+      }
+      done(null, parseQueryString(body as string));
+    },
+  );
+}
+
+/** Whether the request's form carries a valid CSRF token (the plugin's check, without its reply). */
+export function csrfValid(fastify: FastifyInstance, request: FastifyRequest): boolean {
+  let valid = false;
+  const silent = { send: () => undefined } as unknown as FastifyReply;
+  fastify.csrfProtection(request, silent, () => {
+    valid = true;
+  });
+  return valid;
+}

@@ -1,0 +1,20 @@
+/* global document, navigator, window, Element, HTMLFormElement */
+// Enhancements only: every page works without this file.
+document.addEventListener('click', (event) => {
+  const button = event.target instanceof Element ? event.target.closest('[data-copy]') : null;
+  if (!button) return;
+  const source = document.getElementById(button.getAttribute('data-copy'));
+  if (!source || !navigator.clipboard) return;
+  navigator.clipboard.writeText(source.textContent.trim()).then(() => {
+    const label = button.textContent;
+    button.textContent = 'Copied';
+    setTimeout(() => {
+      button.textContent = label;
+    }, 1500);
+  });
+});
+document.addEventListener('submit', (event) => {
+  const form = event.target;
+  const question = form instanceof HTMLFormElement ? form.getAttribute('data-confirm') : null;
+  if (question && !window.confirm(question)) event.preventDefault();
+});

@@ -1,0 +1,374 @@
+import { randomBytes } from 'node:crypto';
+import { AccountsService } from '../src/accounts/accounts.service.js';
+import { PrismaService } from '../src/database/prisma.service.js';
+import { hashSessionId } from '../src/dashboard/sessions.service.js';
+import { createAccountWithToken } from './support/factories.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+
+/** A browser's cookie jar and CSRF handling, over plain fetch. */
+class Browser {
+  readonly cookies = new Map<string, string>();
+  constructor(private readonly testApp: TestApp) {}
+
+  async get(path: string): Promise<Response> {
+    return this.keep(await this.testApp.request(path, { headers: this.headers(), redirect: 'manual' }));
+  }
+
+  /** Posts a form the way the page would (with the page's CSRF token unless `csrf` is given). */
+  async post(
+    path: string,
+    fields: Record<string, string | string[]>,
+    csrf?: string,
+    formPage = path,
+  ): Promise<Response> {
+    const token = csrf ?? (await this.csrfFrom(formPage));
+    const body = new URLSearchParams();
+    for (const [name, value] of Object.entries({ _csrf: token, ...fields })) {
+      for (const one of Array.isArray(value) ? value : [value]) body.append(name, one);
+    }
+    return this.keep(
+      await this.testApp.request(path, {
+        method: 'POST',
+        headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded' },
+        body: body.toString(),
+        redirect: 'manual',
+      }),
+    );
+  }
+
+  async csrfFrom(path: string): Promise<string> {
+    const html = await (await this.get(path)).text();
+    const match = /name="_csrf" value="([^"]+)"/.exec(html);
+    if (!match?.[1]) throw new Error(`No CSRF token on ${path}`);
+    return match[1];
+  }
+
+  private headers(): Record<string, string> {
+    return this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {};
+  }
+
+  private keep(response: Response): Response {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = '', ...attributes] = line.split(';');
+      const [name = '', value = ''] = pair.split('=');
+      const expired = attributes.some((a) => /^\s*expires=Thu, 01 Jan 1970/i.test(a)) || value === '';
+      if (expired) this.cookies.delete(name.trim());
+      else this.cookies.set(name.trim(), value);
+    }
+    return response;
+  }
+}
+
+const newEmail = () => `p-${randomBytes(4).toString('hex')}@example.test`;
+const PASSWORD = 'correct horse battery';
+
+async function signUp(testApp: TestApp, email = newEmail()): Promise<Browser> {
+  const browser = new Browser(testApp);
+  const response = await browser.post('/signup', { email, password: PASSWORD });
+  expect(response.status).toBe(303);
+  expect(response.headers.get('location')).toBe('/dashboard');
+  return browser;
+}
+
+describe('Account dashboard', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await startTestApp({ RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000' });
+  });
+  afterAll(() => testApp.close());
+
+  it('signs up with a session cookie that is HttpOnly, SameSite=Lax, Secure on an https base URL', async () => {
+    const browser = new Browser(testApp);
+    const response = await browser.post('/signup', { email: newEmail(), password: PASSWORD });
+
+    expect(response.status).toBe(303);
+    const cookie = response.headers.getSetCookie().find((c) => c.startsWith('shortlink_session='));
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Lax/);
+    expect(cookie).toMatch(/Secure/);
+    expect(cookie).toMatch(/Path=\//);
+    expect((await browser.get('/dashboard')).status).toBe(200);
+  });
+
+  it('stores only the hash of the session id', async () => {
+    const browser = await signUp(testApp);
+    const raw = browser.cookies.get('shortlink_session')!;
+    const prisma = testApp.app.get(PrismaService);
+
+    expect(await prisma.session.findUnique({ where: { idHash: raw } })).toBeNull();
+    expect(await prisma.session.findUnique({ where: { idHash: hashSessionId(raw) } })).not.toBeNull();
+  });
+
+  it('refuses a POST without or with a wrong CSRF token with 403, changing nothing', async () => {
+    const browser = await signUp(testApp);
+
+    const missing = await browser.post('/dashboard', { url: 'https://example.com/csrf' }, '');
+    const wrong = await browser.post('/dashboard', { url: 'https://example.com/csrf' }, 'forged-token');
+
+    expect(missing.status).toBe(403);
+    expect(wrong.status).toBe(403);
+    expect(await missing.text()).toContain('<html');
+    expect(await (await browser.get('/dashboard')).text()).toContain('No links yet');
+  });
+
+  it('sends a signed-out visitor to sign in, with next, and back after signing in', async () => {
+    const email = newEmail();
+    await signUp(testApp, email);
+    const visitor = new Browser(testApp);
+
+    const page = await visitor.get('/dashboard/tokens');
+    expect(page.status).toBe(303);
+    expect(page.headers.get('location')).toBe('/login?next=%2Fdashboard%2Ftokens');
+
+    const signedIn = await visitor.post(
+      '/login?next=%2Fdashboard%2Ftokens',
+      { email, password: PASSWORD, next: '/dashboard/tokens' },
+      undefined,
+      '/login?next=%2Fdashboard%2Ftokens',
+    );
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('location')).toBe('/dashboard/tokens');
+  });
+
+  it.each(['https://evil.example/', '//evil.example/', '/\\evil.example', 'javascript:alert(1)'])(
+    'never redirects off-site after sign-in (next=%s)',
+    async (next) => {
+      const email = newEmail();
+      await signUp(testApp, email);
+      const visitor = new Browser(testApp);
+
+      const response = await visitor.post('/login', { email, password: PASSWORD, next });
+
+      expect(response.status).toBe(303);
+      expect(response.headers.get('location')).toBe('/dashboard');
+    },
+  );
+
+  it('answers a wrong password and an unknown email the same way (401)', async () => {
+    const email = newEmail();
+    await signUp(testApp, email);
+    const visitor = new Browser(testApp);
+
+    const wrongPassword = await visitor.post('/login', { email, password: 'not the password' });
+    const unknownEmail = await visitor.post('/login', { email: newEmail(), password: 'not the password' });
+
+    expect(wrongPassword.status).toBe(401);
+    expect(unknownEmail.status).toBe(401);
+    const message = (html: string) => /role="alert">([^<]*)</.exec(html)?.[1];
+    expect(message(await wrongPassword.text())).toBe(message(await unknownEmail.text()));
+  });
+
+  it('refuses sign-up with an email that exists (made by the CLI) and keeps the input', async () => {
+    const email = newEmail();
+    await testApp.app.get(AccountsService).create(email);
+    const browser = new Browser(testApp);
+
+    const response = await browser.post('/signup', { email, password: PASSWORD });
+
+    expect(response.status).toBe(409);
+    const html = await response.text();
+    expect(html).toContain('already registered');
+    expect(html).toContain(`value="${email}"`);
+  });
+
+  it('shows a short password next to its field', async () => {
+    const response = await new Browser(testApp).post('/signup', { email: newEmail(), password: 'short' });
+
+    expect(response.status).toBe(400);
+    expect(await response.text()).toMatch(/id="password-error">Use at least 8 characters/);
+  });
+
+  it('escapes HTML in link URLs and token names everywhere', async () => {
+    const browser = await signUp(testApp);
+    await browser.post('/dashboard', { url: 'https://example.com/"><script>alert(1)</script>' });
+    const tokens = await browser.post('/dashboard/tokens', {
+      name: '<img src=x onerror=alert(1)>',
+      scopes: 'links:read',
+    });
+
+    const dashboard = await (await browser.get('/dashboard')).text();
+    const tokenPage = await tokens.text();
+    expect(dashboard).not.toContain('<script>alert(1)');
+    expect(tokenPage).not.toContain('<img src=x');
+    expect(tokenPage).toContain('&lt;img src=x onerror=alert(1)&gt;');
+  });
+
+  it('answers 404 for another account’s link code, and changes nothing', async () => {
+    const owner = await createAccountWithToken(testApp);
+    const created = await testApp.request('/api/links', {
+      method: 'POST',
+      headers: owner.bearer,
+      json: { url: 'https://example.com/mine', custom_code: `own-${randomBytes(3).toString('hex')}` },
+    });
+    const { code } = (await created.json()) as { code: string };
+    const other = await signUp(testApp);
+    const csrf = await other.csrfFrom('/dashboard');
+
+    expect((await other.get(`/dashboard/links/${code}`)).status).toBe(404);
+    expect((await other.post(`/dashboard/links/${code}`, { url: 'https://evil.example/' }, csrf)).status).toBe(404);
+    await other.post(`/dashboard/links/${code}/delete`, {}, csrf);
+    const still = await testApp.request(`/api/links/${code}`, { headers: owner.bearer });
+    expect(((await still.json()) as { url: string }).url).toBe('https://example.com/mine');
+  });
+
+  it('creates a link with the same rules and errors as the API, keeping the input', async () => {
+    const browser = await signUp(testApp);
+
+    const bad = await browser.post('/dashboard', { url: 'ftp://example.com/', custom_code: 'ok-code' });
+    expect(bad.status).toBe(400);
+    const html = await bad.text();
+    expect(html).toContain('id="url-error"');
+    expect(html).toContain('value="ftp://example.com/"');
+
+    const reserved = await browser.post('/dashboard', { url: 'https://example.com/', custom_code: 'dashboard' });
+    expect(await reserved.text()).toContain('is reserved');
+
+    const long = await browser.post('/dashboard', {
+      url: `https://example.com/${'a'.repeat(10_000)}`,
+      custom_code: 'x'.repeat(10_000),
+    });
+    expect(long.status).toBe(400);
+  });
+
+  it('deletes a link twice without an error (a double-submitted form)', async () => {
+    const browser = await signUp(testApp);
+    const created = await browser.post('/dashboard', { url: 'https://example.com/twice' });
+    const code = new URL(created.headers.get('location')!, 'http://x').searchParams.get('created')!;
+    const csrf = await browser.csrfFrom('/dashboard');
+
+    expect((await browser.post(`/dashboard/links/${code}/delete`, {}, csrf)).status).toBe(303);
+    expect((await browser.post(`/dashboard/links/${code}/delete`, {}, csrf)).status).toBe(303);
+    expect((await browser.get(`/dashboard/links/${code}`)).status).toBe(404);
+  });
+
+  it('ends a session idle for longer than SESSION_TTL_DAYS', async () => {
+    const browser = await signUp(testApp);
+    const raw = browser.cookies.get('shortlink_session')!;
+    await testApp.app.get(PrismaService).session.update({
+      where: { idHash: hashSessionId(raw) },
+      data: { lastSeenAt: new Date(Date.now() - 31 * 86_400_000) },
+    });
+
+    const response = await browser.get('/dashboard');
+
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toMatch(/^\/login\?next=/);
+  });
+
+  it('never lets a session cookie authorise the API, nor a token a page', async () => {
+    const browser = await signUp(testApp);
+    const owner = await createAccountWithToken(testApp);
+
+    const api = await testApp.request('/api/links', {
+      headers: { cookie: `shortlink_session=${browser.cookies.get('shortlink_session')}` },
+    });
+    const page = await testApp.request('/dashboard', { headers: owner.bearer, redirect: 'manual' });
+
+    expect(api.status).toBe(401);
+    expect(page.status).toBe(303);
+  });
+
+  it('keeps the API JSON-only: a form body on /api/* is 415', async () => {
+    const response = await testApp.request('/api/links', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'url=https%3A%2F%2Fexample.com',
+    });
+    expect(response.status).toBe(415);
+  });
+
+  it('revokes only the account’s own tokens', async () => {
+    const owner = await createAccountWithToken(testApp);
+    const browser = await signUp(testApp);
+
+    const response = await browser.post(
+      `/dashboard/tokens/${owner.tokenId}/revoke`,
+      {},
+      undefined,
+      '/dashboard/tokens',
+    );
+
+    expect(response.status).toBe(404);
+    expect((await testApp.request('/api/links', { headers: owner.bearer })).status).toBe(200);
+  });
+
+  it('changing the password ends the other sessions; deleting the account takes its links', async () => {
+    const email = newEmail();
+    const first = await signUp(testApp, email);
+    const second = new Browser(testApp);
+    await second.post('/login', { email, password: PASSWORD });
+    expect((await second.get('/dashboard')).status).toBe(200);
+
+    const changed = await first.post(
+      '/account/password',
+      { current_password: PASSWORD, new_password: 'a new password' },
+      undefined,
+      '/account',
+    );
+    expect(changed.status).toBe(303);
+    expect((await second.get('/dashboard')).status).toBe(303);
+    expect((await first.get('/dashboard')).status).toBe(200);
+
+    await first.post('/dashboard', { url: 'https://example.com/gone' });
+    const gone = await testApp.app
+      .get(PrismaService)
+      .link.findFirstOrThrow({ where: { url: 'https://example.com/gone' } });
+    // Followed twice: the second answer comes from the redirect cache.
+    expect((await testApp.request(`/${gone.code}`)).status).toBe(302);
+    expect((await testApp.request(`/${gone.code}`)).status).toBe(302);
+    const wrongConfirm = await first.post(
+      '/account/delete',
+      { confirm_email: 'someone@else.test' },
+      undefined,
+      '/account',
+    );
+    expect(wrongConfirm.status).toBe(400);
+    const deleted = await first.post('/account/delete', { confirm_email: email }, undefined, '/account');
+    expect(deleted.status).toBe(303);
+    expect(await testApp.app.get(AccountsService).findByEmail(email)).toBeNull();
+    // The account's links went with it, cached redirects included.
+    expect((await testApp.request(`/${gone.code}`)).status).toBe(404);
+  });
+
+  it('makes an anonymous link on the front page', async () => {
+    const visitor = new Browser(testApp);
+    const response = await visitor.post('/', { url: 'https://example.com/front' });
+
+    expect(response.status).toBe(200);
+    expect(await response.text()).toMatch(/id="short-url"[^>]*>https:\/\/sl\.test\/[0-9A-Za-z]{7}</);
+  });
+});
+
+describe('Account dashboard limits', () => {
+  let testApp: TestApp;
+
+  beforeAll(async () => {
+    testApp = await startTestApp({ SIGNUP: 'closed' });
+  });
+  afterAll(() => testApp.close());
+
+  it('refuses sign-up when SIGNUP=closed', async () => {
+    const browser = new Browser(testApp);
+    expect(await (await browser.get('/signup')).text()).toContain('Sign-up is closed');
+
+    const response = await browser.post('/signup', { email: newEmail(), password: PASSWORD }, undefined, '/login');
+    expect(response.status).toBe(403);
+  });
+
+  it('limits sign-in attempts per email to 10 in 15 minutes (429), even with the right password', async () => {
+    const email = newEmail();
+    await testApp.app
+      .get(AccountsService)
+      .setPasswordByEmail((await testApp.app.get(AccountsService).create(email)).email, PASSWORD);
+    const visitor = new Browser(testApp);
+    const csrf = await visitor.csrfFrom('/login');
+
+    for (let attempt = 0; attempt < 10; attempt++) {
+      expect((await visitor.post('/login', { email, password: 'wrong password' }, csrf)).status).toBe(401);
+    }
+    const blocked = await visitor.post('/login', { email, password: PASSWORD }, csrf);
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+});
