@@ -13,13 +13,18 @@ const committed = readFileSync(join(root, 'openapi.json'), 'utf8');
 const document = JSON.parse(committed) as OpenAPIObject;
 const run = promisify(execFile);
 
-/** The declared routes in OpenAPI's terms: lower-case method, `{param}` path syntax. */
+/**
+ * The declared routes the API documents (the dashboard's pages are kept out), in OpenAPI's
+ * terms: lower-case method, `{param}` path syntax.
+ */
 function documentedRoutesOf(testApp: TestApp) {
-  return routesOf(testApp).map((route) => ({
-    ...route,
-    method: route.method.toLowerCase(),
-    path: route.path.replace(/:(\w+)/g, '{$1}'),
-  }));
+  return routesOf(testApp)
+    .filter((route) => route.inApiDocs)
+    .map((route) => ({
+      ...route,
+      method: route.method.toLowerCase(),
+      path: route.path.replace(/:(\w+)/g, '{$1}'),
+    }));
 }
 
 function operation(path: string, method: string): OperationObject {

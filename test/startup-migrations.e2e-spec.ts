@@ -73,6 +73,7 @@ describe('prepareDatabase', () => {
           'link_daily_clicks',
           'link_daily_referrers',
           'links',
+          'sessions',
           'sqlite_sequence',
         ],
         migrations: committedMigrations('sqlite'),
@@ -142,6 +143,7 @@ describe('prepareDatabase', () => {
         'link_daily_clicks',
         'link_daily_referrers',
         'links',
+        'sessions',
       ]);
 
       messages.length = 0;

@@ -9,7 +9,13 @@ export interface Route {
   path: string;
   handler: string;
   policy: AuthPolicy | undefined;
+  /** False for routes kept out of the OpenAPI document (`@ApiExcludeController`, `@ApiExcludeEndpoint`): pages. */
+  inApiDocs: boolean;
 }
+
+// @nestjs/swagger's metadata keys (DECORATORS in its constants).
+const API_EXCLUDE_CONTROLLER = 'swagger/apiExcludeController';
+const API_EXCLUDE_ENDPOINT = 'swagger/apiExcludeEndpoint';
 
 /** Every HTTP route the application's controllers declare, with the auth policy the guard sees. */
 export function routesOf(testApp: TestApp): Route[] {
@@ -37,6 +43,10 @@ export function routesOf(testApp: TestApp): Route[] {
             handler: `${controller.name}.${name}`,
             // Exactly how the guard reads it: the handler's decorator wins over the controller's.
             policy: reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [handler, controller]),
+            inApiDocs: !(
+              (Reflect.getMetadata(API_EXCLUDE_CONTROLLER, controller) as unknown[] | undefined)?.[0] ||
+              (Reflect.getMetadata(API_EXCLUDE_ENDPOINT, handler) as { disable?: boolean } | undefined)?.disable
+            ),
           });
         }
       }
