@@ -26,9 +26,10 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY bin ./bin
-# The dashboard's templates and assets are read at run time beside its compiled code.
+COPY public ./public
+# The dashboard's templates are read at run time beside its compiled code.
 RUN npm run build \
- && cp -r src/dashboard/views src/dashboard/public dist/src/dashboard/ \
+ && cp -r src/dashboard/views dist/src/dashboard/ \
  && npm prune --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 
@@ -45,6 +46,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/prisma ./prisma
 COPY --from=build /app/bin ./bin
+COPY --from=build /app/public ./public
 # `shortlink` on PATH for `docker exec <container> shortlink …`, as the container's user (an
 # `npx shortlink` would try to chmod root-owned files, and without --no-install could fetch a
 # stranger's package of that name).

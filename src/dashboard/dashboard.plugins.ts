@@ -11,12 +11,20 @@ import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyReques
 
 const here = dirname(fileURLToPath(import.meta.url));
 /**
- * Templates and assets are read from the source tree (src/dashboard/), from tests and from the
- * build alike: the build (dist/src/dashboard/) holds only compiled code.
+ * Templates are read from beside the compiled code when they are there (the image copies them
+ * into dist/src/dashboard/), else from the source tree (tests, `npm start`).
  */
 const SOURCE_DIR = existsSync(join(here, 'views')) ? here : join(here, '..', '..', '..', 'src', 'dashboard');
 export const VIEWS_DIR = join(SOURCE_DIR, 'views');
-const PUBLIC_DIR = join(SOURCE_DIR, 'public');
+/**
+ * The browser's files (stylesheet, the small enhancement script) live outside src/, which holds
+ * the service's TypeScript only: public/dashboard/ at the project's root, found upwards from
+ * here (src/dashboard/ in tests, dist/src/dashboard/ when built).
+ */
+const PUBLIC_DIR =
+  [join(here, '..', '..', 'public', 'dashboard'), join(here, '..', '..', '..', 'public', 'dashboard')].find((dir) =>
+    existsSync(dir),
+  ) ?? join(here, '..', '..', 'public', 'dashboard');
 
 /** Form fields are short; 64 KiB leaves room for 10k-character inputs and refuses more. */
 const FORM_BODY_LIMIT = 64 * 1024;
