@@ -21,20 +21,27 @@ function preflight(testApp: TestApp, path: string, origin: string): Promise<Resp
   });
 }
 
+/** A running app with an account and one of its links. */
+async function appWithOneLink(
+  env: Record<string, string> = {},
+): Promise<{ testApp: TestApp; owner: TestAccount; code: string }> {
+  const testApp = await startTestApp(env);
+  const owner = await createAccountWithToken(testApp);
+  const created = await testApp.request('/api/links', {
+    method: 'POST',
+    headers: owner.apiKey,
+    json: { url: 'https://example.com/' },
+  });
+  return { testApp, owner, code: ((await created.json()) as { code: string }).code };
+}
+
 describe('CORS_ORIGINS with a list of origins', () => {
   let testApp: TestApp;
   let owner: TestAccount;
   let code: string;
 
   beforeAll(async () => {
-    testApp = await startTestApp({ CORS_ORIGINS: `${APP_ORIGIN},${OTHER_ORIGIN}` });
-    owner = await createAccountWithToken(testApp);
-    const created = await testApp.request('/api/links', {
-      method: 'POST',
-      headers: owner.apiKey,
-      json: { url: 'https://example.com/' },
-    });
-    code = ((await created.json()) as { code: string }).code;
+    ({ testApp, owner, code } = await appWithOneLink({ CORS_ORIGINS: `${APP_ORIGIN},${OTHER_ORIGIN}` }));
   });
   afterAll(() => testApp.close());
 
@@ -126,14 +133,7 @@ describe('without CORS_ORIGINS, and the security headers', () => {
   let code: string;
 
   beforeAll(async () => {
-    testApp = await startTestApp();
-    owner = await createAccountWithToken(testApp);
-    const created = await testApp.request('/api/links', {
-      method: 'POST',
-      headers: owner.apiKey,
-      json: { url: 'https://example.com/' },
-    });
-    code = ((await created.json()) as { code: string }).code;
+    ({ testApp, owner, code } = await appWithOneLink());
   });
   afterAll(() => testApp.close());
 
