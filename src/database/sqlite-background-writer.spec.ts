@@ -145,9 +145,10 @@ describe('SqliteBackgroundWriter', () => {
     await Promise.all(Array.from({ length: 20_000 }, (_, i) => sut.run(INSERT, [i, 'x'.repeat(250)])));
 
     expect(await count()).toBe(20_000);
-    // Without a checkpoint the main file alone would not even hold the table; the last group's
-    // rows may still be in the WAL only.
-    expect(rowsInMainFile()).toBeGreaterThan(10_000);
+    // Without a checkpoint the main file alone would not even hold the table. How many rows it
+    // holds depends on where the group commits fell relative to the 1,000-page threshold (CI saw
+    // 9,519 once), so the proof is that it holds any.
+    expect(rowsInMainFile()).toBeGreaterThan(0);
   });
 
   it('leaves an empty WAL behind when the application shuts down', async () => {
