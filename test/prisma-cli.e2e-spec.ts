@@ -110,6 +110,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       'accounts',
       'api_tokens',
       'click_batches',
+      'idempotency_records',
       'link_daily_clicks',
       'link_daily_referrers',
       'links',

@@ -11,6 +11,15 @@ import { APP_CONFIG } from '../config/config.tokens.js';
  */
 export type LinkInvalidationListener = (code: string) => void | Promise<void>;
 
+/** A cache entry: the link as the redirect needs it. */
+export interface CachedLink {
+  target: string;
+  /** When this entry must be read again from the database (REDIRECT_CACHE_TTL_SECONDS). */
+  expiresAt: number;
+  /** When the link itself expires (`expires_at`, ms since the epoch); Infinity: never. */
+  linkExpiresAt: number;
+}
+
 /**
  * Per-instance cache of code → target URL for redirects (bounded LRU; `REDIRECT_CACHE_SIZE=0`
  * disables it). The links service invalidates a code on every create, update and delete, so no
@@ -25,11 +34,15 @@ export type LinkInvalidationListener = (code: string) => void | Promise<void>;
  * from Redis while the others keep it cannot tell them about its own changes until it is back;
  * a change made in the database directly is announced by nobody). Each entry expires on its own
  * schedule, so hot links are re-read one at a time rather than all at once.
+ *
+ * An entry also carries the link's own expiry (`expires_at`): once past it, `get` no longer
+ * answers (the fast path steps aside) and the redirect route answers 410 from `entry`, so an
+ * expired link costs no database read either. A changed expiry is invalidated like a target.
  */
 @Injectable()
 export class LinkCache {
   private readonly logger = new Logger(LinkCache.name);
-  private readonly entries: LruCache<string, { target: string; expiresAt: number }>;
+  private readonly entries: LruCache<string, CachedLink>;
   private readonly ttlMs: number;
   private readonly listeners: LinkInvalidationListener[] = [];
   private invalidations = 0;
@@ -41,7 +54,24 @@ export class LinkCache {
     this.ttlMs = config.redirectCacheTtlSeconds > 0 ? config.redirectCacheTtlSeconds * 1000 : Infinity;
   }
 
+  /**
+   * The target to redirect to, if cached and the link has not expired: what the redirect fast
+   * path answers with. An expired link's entry stays, for `entry` (the 410 without a database read).
+   */
   get(code: string): string | undefined {
+    if (this.suspended) return undefined;
+    const entry = this.entries.get(code);
+    if (entry === undefined) return undefined;
+    const now = Date.now();
+    if (entry.expiresAt <= now) {
+      this.entries.delete(code);
+      return undefined;
+    }
+    return entry.linkExpiresAt > now ? entry.target : undefined;
+  }
+
+  /** The cached link, expired or not; undefined when not cached (or the entry is too old). */
+  entry(code: string): CachedLink | undefined {
     if (this.suspended) return undefined;
     const entry = this.entries.get(code);
     if (entry === undefined) return undefined;
@@ -49,7 +79,7 @@ export class LinkCache {
       this.entries.delete(code);
       return undefined;
     }
-    return entry.target;
+    return entry;
   }
 
   /** A value to pass to `setIfUnchanged` after reading the database. */
@@ -57,10 +87,13 @@ export class LinkCache {
     return this.invalidations;
   }
 
-  /** Stores a target read from the database unless a link changed since `generation`. */
-  setIfUnchanged(code: string, target: string, generation: number): void {
+  /**
+   * Stores a target read from the database unless a link changed since `generation`.
+   * `linkExpiresAt`: the link's own expiry (ms since the epoch; Infinity for none).
+   */
+  setIfUnchanged(code: string, target: string, generation: number, linkExpiresAt = Infinity): void {
     if (generation === this.invalidations && !this.suspended) {
-      this.entries.set(code, { target, expiresAt: Date.now() + this.ttlMs });
+      this.entries.set(code, { target, expiresAt: Date.now() + this.ttlMs, linkExpiresAt });
     }
   }
 

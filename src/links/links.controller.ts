@@ -1,11 +1,13 @@
-import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Delete, Get, Header, HttpCode, HttpStatus, Param, Post, Put, Query, Res } from '@nestjs/common';
+import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, OptionalScopes, RequireScopes, type Caller } from '../auth/auth.decorators.js';
 import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
-import { PaginationQueryDto } from '../common/pagination/pagination-query.dto.js';
+import { apiErrorProblem } from '../common/errors/problem.js';
 import { AnonymousCreation } from '../rate-limit/rate-limit.decorators.js';
+import { BulkCreateLinksDto, BulkCreateLinksResponseDto } from './dto/bulk-create-links.dto.js';
 import { CreateLinkDto } from './dto/create-link.dto.js';
+import { ListLinksQueryDto } from './dto/list-links-query.dto.js';
 import { LinkDto, LinkListDto } from './dto/link.dto.js';
 import { UpdateLinkDto } from './dto/update-link.dto.js';
 import { LinksService } from './links.service.js';
@@ -68,15 +70,50 @@ export class LinksController {
   }
 
   /**
-   * List your links
+   * Create many links at once
+   * @remarks 1 to 1000 items, each as the body of `POST /api/links` (`url`, optional
+   * `custom_code` and `expires_at`). Each item is checked and created on its own: `data[i]` is
+   * `{"link": …}` or `{"error": problem}` for `links[i]`, so one bad item does not sink the
+   * others, and a custom code used twice in one call is `code_taken` the second time. The call
+   * answers 200 whatever the items' outcomes; a body that is not 1 to 1000 objects is refused
+   * whole (400) and creates nothing. Counts as one call for the rate limit. Bodies up to 10 MiB.
+   */
+  @Post('bulk')
+  @RequireScopes('links:write')
+  @HttpCode(HttpStatus.OK)
+  @ApiOkResponse({ type: BulkCreateLinksResponseDto, description: 'One result per item, in request order.' })
+  @ApiProblemResponses(
+    'validation_failed',
+    'invalid_json',
+    'unauthorized',
+    'forbidden',
+    'payload_too_large',
+    'unsupported_media_type',
+    'rate_limited',
+    'service_unavailable',
+  )
+  async createLinks(
+    @CurrentCaller() caller: Caller,
+    @Body() body: BulkCreateLinksDto,
+  ): Promise<BulkCreateLinksResponseDto> {
+    const results = await this.links.createMany(caller, body.links);
+    return {
+      data: results.map((result) => ('link' in result ? result : { error: apiErrorProblem(result.error) })),
+    };
+  }
+
+  /**
+   * List or search your links
    * @remarks Newest first (`created_at` descending, then `code`), paginated with `limit` (1 to 100,
-   * default 20) and `offset` (default 0). Anonymous links are never listed or counted.
+   * default 20) and `offset` (default 0). With `q`, only links whose code or URL contains it
+   * (case-insensitive; `%` and `_` match themselves), and `total` counts the matches. Anonymous
+   * links are never listed or counted.
    */
   @Get()
   @RequireScopes('links:read')
   @ApiOkResponse({ type: LinkListDto, description: 'One page of your links, newest first.' })
   @ApiProblemResponses('validation_failed', 'unauthorized', 'forbidden', 'rate_limited', 'service_unavailable')
-  listLinks(@CurrentCaller() caller: Caller, @Query() query: PaginationQueryDto): Promise<LinkListDto> {
+  listLinks(@CurrentCaller() caller: Caller, @Query() query: ListLinksQueryDto): Promise<LinkListDto> {
     return this.links.list(caller, query);
   }
 
@@ -94,9 +131,31 @@ export class LinksController {
   }
 
   /**
-   * Change a link's target
-   * @remarks The short URL keeps its code; redirects follow the new target at once. The body needs
-   * `url` (same rules as on creation) and nothing else.
+   * QR code of a link's short URL
+   * @remarks An SVG image (`image/svg+xml`) encoding `short_url`, for print and screens; scales
+   * to any size. Error correction level M, with the standard quiet zone.
+   */
+  @Get(':code/qr')
+  @RequireScopes('links:read')
+  @CODE_PARAM
+  @ApiProduces('image/svg+xml')
+  @Header('Content-Type', 'image/svg+xml; charset=utf-8')
+  // The image depends on the short URL alone, which a link keeps for life.
+  @Header('Cache-Control', 'private, max-age=3600')
+  @ApiOkResponse({
+    description: 'The QR code as an SVG image.',
+    content: { 'image/svg+xml': { schema: { type: 'string', example: '<svg xmlns="http://www.w3.org/2000/svg" …</svg>' } } },
+  })
+  @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited', 'service_unavailable')
+  getQrCode(@CurrentCaller() caller: Caller, @Param('code') code: string): Promise<string> {
+    return this.links.qrCode(caller, code);
+  }
+
+  /**
+   * Change a link's target or expiry
+   * @remarks The short URL keeps its code; redirects follow the change at once, on every
+   * instance. The body has `url` (same rules as on creation), `expires_at` (a future date-time,
+   * or `null` to remove the expiry), or both.
    */
   @Put(':code')
   @RequireScopes('links:write')
@@ -119,7 +178,7 @@ export class LinksController {
     @Param('code') code: string,
     @Body() body: UpdateLinkDto,
   ): Promise<LinkDto> {
-    return this.links.updateUrl(caller, code, body.url);
+    return this.links.update(caller, code, body);
   }
 
   /**

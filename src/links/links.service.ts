@@ -1,21 +1,50 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import QRCode from 'qrcode';
 import type { Caller } from '../auth/auth.decorators.js';
 import { LoggedClicks } from '../clicks/logged-clicks.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { DEFAULT_PAGE_SIZE, type PaginationQueryDto } from '../common/pagination/pagination-query.dto.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
+import { VALIDATION_OPTIONS, validationProblem } from '../common/validation/validation.pipe.js';
+import { CreateLinkDto } from './dto/create-link.dto.js';
 import type { LinkDto, LinkListDto } from './dto/link.dto.js';
 import { LinkCache } from './link-cache.js';
 import { LinksRepository, type LinkRecord } from './links.repository.js';
 import { couldBeCode, customCodeProblem, generateCode } from './short-code.js';
+import { parseExpiresAt } from './link-expiry.js';
 import { normalizeTargetUrl } from './target-url.js';
+
+/** A bulk item's failure as a problem; anything else is a fault, not the item's doing. */
+function asApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  throw error;
+}
 
 /** What creating a link needs: the JSON body, or the quick-shorten query parameter. */
 export interface CreateLinkInput {
-  url: unknown;
-  custom_code?: string | null;
+  url?: unknown;
+  custom_code?: unknown;
+  expires_at?: unknown;
 }
+
+/** What `PUT /api/links/{code}` may change: either or both. */
+export interface UpdateLinkInput {
+  url?: unknown;
+  expires_at?: unknown;
+}
+
+/** A checked creation, ready to insert. */
+interface ValidCreation {
+  url: string;
+  customCode?: string;
+  expiresAt: Date | null;
+}
+
+/** The outcome of one bulk item: the link, or the problem that item alone ran into. */
+export type BulkItemResult = { link: LinkDto } | { error: ApiError };
 
 /**
  * A random 7-character code collides only when the table holds trillions of links; a few retries
@@ -31,6 +60,7 @@ function toLinkDto(link: LinkRecord, shortBaseUrl: string, clicks = link.clicks)
     url: link.url,
     created_at: link.createdAt.toISOString(),
     updated_at: link.updatedAt.toISOString(),
+    expires_at: link.expiresAt?.toISOString() ?? null,
     clicks,
   };
 }
@@ -49,31 +79,82 @@ export class LinksService {
    * anonymous: it belongs to no account and cannot be managed later.
    */
   async create(caller: Caller | undefined, input: CreateLinkInput): Promise<LinkDto> {
-    const customCode = input.custom_code ?? undefined;
-    if (customCode !== undefined && !caller) {
-      throw ApiError.unauthorized('custom_code needs an API token; anonymous links get a generated code');
-    }
-    const url = normalizeTargetUrl(input.url, this.config.shortBaseUrl);
+    const { url, customCode, expiresAt } = this.checkCreation(caller, input, new Date());
     const accountId = caller?.accountId ?? null;
 
     let created: LinkRecord | null;
     if (customCode !== undefined) {
-      const problem = customCodeProblem(customCode);
-      if (problem) throw ApiError.invalidCode(problem, [{ field: 'custom_code', message: problem }]);
-      created = await this.links.insertIfCodeFree({ code: customCode, url, accountId });
+      created = await this.links.insertIfCodeFree({ code: customCode, url, accountId, expiresAt });
       if (!created) throw ApiError.codeTaken(customCode);
     } else {
-      created = await this.insertWithGeneratedCode(url, accountId);
+      created = await this.insertWithGeneratedCode(url, accountId, expiresAt);
     }
     // A code may have been cached on another instance before a delete; creation starts afresh.
     await this.cache.invalidate(created.code);
     return toLinkDto(created, this.config.shortBaseUrl);
   }
 
-  async list(caller: Caller, query: PaginationQueryDto): Promise<LinkListDto> {
+  /**
+   * Creates many links for an account, each item checked and created on its own: the results
+   * come in the order of `items`, a link or the problem that item alone ran into (a custom code
+   * used twice in one call is `code_taken` the second time). The inserts are batched
+   * (`insertManyIfCodesFree`); generated codes that collide are drawn again.
+   */
+  async createMany(caller: Caller, items: Record<string, unknown>[]): Promise<BulkItemResult[]> {
+    const now = new Date();
+    const results = Array.from<BulkItemResult | undefined>({ length: items.length });
+    const customCodesSeen = new Set<string>();
+    const pending: Array<{ index: number; creation: ValidCreation; code: string }> = [];
+    items.forEach((item, index) => {
+      try {
+        // The checks the validation pipe makes of POST /api/links (unknown fields, types).
+        const invalid = validateSync(plainToInstance(CreateLinkDto, item), VALIDATION_OPTIONS);
+        if (invalid.length > 0) throw validationProblem(invalid, `links[${index}]`);
+        const creation = this.checkCreation(caller, item, now);
+        if (creation.customCode !== undefined) {
+          if (customCodesSeen.has(creation.customCode)) throw ApiError.codeTaken(creation.customCode);
+          customCodesSeen.add(creation.customCode);
+        }
+        pending.push({ index, creation, code: creation.customCode ?? generateCode() });
+      } catch (error) {
+        results[index] = { error: asApiError(error) };
+      }
+    });
+
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      const inserted = await this.links.insertManyIfCodesFree(
+        pending.map(({ creation, code }) => ({
+          code,
+          url: creation.url,
+          accountId: caller.accountId,
+          expiresAt: creation.expiresAt,
+        })),
+      );
+      const byCode = new Map(inserted.map((record) => [record.code, record]));
+      const retry: typeof pending = [];
+      for (const item of pending) {
+        const record = byCode.get(item.code);
+        if (record) results[item.index] = { link: toLinkDto(record, this.config.shortBaseUrl) };
+        else if (item.creation.customCode !== undefined) results[item.index] = { error: ApiError.codeTaken(item.code) };
+        else if (attempt + 1 < GENERATED_CODE_ATTEMPTS) retry.push({ ...item, code: generateCode() });
+        else throw new Error(`No free code found in ${GENERATED_CODE_ATTEMPTS} attempts`);
+      }
+      pending.splice(0, pending.length, ...retry);
+    }
+    for (const result of results) {
+      if (result && 'link' in result) await this.cache.invalidate(result.link.code);
+    }
+    return results as BulkItemResult[];
+  }
+
+  /**
+   * One page of the account's links, newest first; with `search`, only those whose code or URL
+   * contains it (case-insensitive), and `total` counts those.
+   */
+  async list(caller: Caller, query: PaginationQueryDto & { q?: string }): Promise<LinkListDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const offset = query.offset ?? 0;
-    const { links, total } = await this.links.listForAccount(caller.accountId, limit, offset);
+    const { links, total } = await this.links.listForAccount(caller.accountId, limit, offset, query.q);
     return { data: links.map((link) => this.toDto(link)), total, limit, offset };
   }
 
@@ -83,14 +164,34 @@ export class LinksService {
     return this.toDto(link);
   }
 
-  async updateUrl(caller: Caller, code: string, newUrl: unknown): Promise<LinkDto> {
+  /**
+   * Changes a link's target and/or expiry (`expires_at: null` removes it). A link past its
+   * expiry can be changed like any other: a new future `expires_at` brings it back.
+   */
+  async update(caller: Caller, code: string, input: UpdateLinkInput): Promise<LinkDto> {
     if (!couldBeCode(code)) throw ApiError.notFound();
-    const url = normalizeTargetUrl(newUrl, this.config.shortBaseUrl);
-    const link = await this.links.updateUrlForAccount(code, caller.accountId, url);
+    if (input.url === undefined && input.expires_at === undefined) {
+      const message = 'The body needs url, expires_at or both';
+      throw new ApiError(400, 'validation_failed', message, [{ field: 'url', message }]);
+    }
+    const url = input.url === undefined ? undefined : normalizeTargetUrl(input.url, this.config.shortBaseUrl);
+    const expiresAt = parseExpiresAt(input.expires_at, new Date());
+    const link = await this.links.updateForAccount(code, caller.accountId, { url, expiresAt });
     if (!link) throw ApiError.notFound();
-    // Before answering: once the client sees 200, no redirect may use the old target.
+    // Before answering: once the client sees 200, no redirect may use the old target or expiry.
     await this.cache.invalidate(code);
     return this.toDto(link);
+  }
+
+  /** `update` of the target alone (the dashboard's edit form). */
+  updateUrl(caller: Caller, code: string, newUrl: unknown): Promise<LinkDto> {
+    return this.update(caller, code, { url: newUrl });
+  }
+
+  /** The link's short URL as a QR code, an SVG document. */
+  async qrCode(caller: Caller, code: string): Promise<string> {
+    const link = await this.get(caller, code);
+    return QRCode.toString(link.short_url, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
   }
 
   async remove(caller: Caller, code: string): Promise<void> {
@@ -116,9 +217,27 @@ export class LinksService {
     return deleted;
   }
 
-  private async insertWithGeneratedCode(url: string, accountId: string | null): Promise<LinkRecord> {
+  /**
+   * Every check of a creation, in the order a caller should learn of them: an anonymous
+   * `custom_code` is 401 before anything about the URL.
+   */
+  private checkCreation(caller: Caller | undefined, input: CreateLinkInput, now: Date): ValidCreation {
+    const customCode = input.custom_code ?? undefined;
+    if (customCode !== undefined && !caller) {
+      throw ApiError.unauthorized('custom_code needs an API token; anonymous links get a generated code');
+    }
+    const url = normalizeTargetUrl(input.url, this.config.shortBaseUrl);
+    if (customCode !== undefined) {
+      const problem = typeof customCode === 'string' ? customCodeProblem(customCode) : 'custom_code must be a string';
+      if (problem) throw ApiError.invalidCode(problem, [{ field: 'custom_code', message: problem }]);
+    }
+    const expiresAt = parseExpiresAt(input.expires_at, now) ?? null;
+    return { url, customCode: customCode as string | undefined, expiresAt };
+  }
+
+  private async insertWithGeneratedCode(url: string, accountId: string | null, expiresAt: Date | null): Promise<LinkRecord> {
     for (let attempt = 0; attempt < GENERATED_CODE_ATTEMPTS; attempt++) {
-      const created = await this.links.insertIfCodeFree({ code: generateCode(), url, accountId });
+      const created = await this.links.insertIfCodeFree({ code: generateCode(), url, accountId, expiresAt });
       if (created) return created;
     }
     throw new Error(`No free code found in ${GENERATED_CODE_ATTEMPTS} attempts`);

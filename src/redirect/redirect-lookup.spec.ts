@@ -9,11 +9,14 @@ import { PostgresDriver } from '../database/postgres-driver.js';
 import { sqliteFilePath } from '../../prisma/engine/database-url.js';
 import { RedirectLookup } from './redirect-lookup.js';
 
-const LINKS_TABLE = 'CREATE TABLE links (code TEXT PRIMARY KEY, url TEXT NOT NULL)';
+const LINKS_TABLE = 'CREATE TABLE links (code TEXT PRIMARY KEY, url TEXT NOT NULL, expires_at TIMESTAMP(3))';
 
 /** A writer on the database next to the lookup, like the app's Prisma client. */
+/** What the lookup answers for a link without an expiry. */
+const target = (url: string) => ({ url, expiresAt: Infinity });
+
 interface Writer {
-  insert(code: string, url: string): Promise<void>;
+  insert(code: string, url: string, expiresAt?: Date): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -21,9 +24,11 @@ function sqliteWriter(url: string): Promise<Writer> {
   const db = new Database(sqliteFilePath(url));
   db.pragma('journal_mode = WAL');
   db.exec(LINKS_TABLE);
-  const insert = db.prepare('INSERT INTO links (code, url) VALUES (?, ?)');
+  const insert = db.prepare('INSERT INTO links (code, url, expires_at) VALUES (?, ?, ?)');
   return Promise.resolve({
-    insert: (code, target) => Promise.resolve(void insert.run(code, target)),
+    // As Prisma's SQLite adapter writes a DateTime (toSqliteDateTime).
+    insert: (code, target, expiresAt) =>
+      Promise.resolve(void insert.run(code, target, expiresAt?.toISOString().replace('Z', '+00:00') ?? null)),
     close: () => Promise.resolve(void db.close()),
   });
 }
@@ -33,8 +38,13 @@ async function postgresWriter(url: string): Promise<Writer> {
   await client.connect();
   await client.query(LINKS_TABLE);
   return {
-    insert: async (code, target) =>
-      void (await client.query('INSERT INTO links (code, url) VALUES ($1, $2)', [code, target])),
+    // As the app writes a timestamp without a zone: UTC, as an ISO string.
+    insert: async (code, target, expiresAt) =>
+      void (await client.query('INSERT INTO links (code, url, expires_at) VALUES ($1, $2, $3)', [
+        code,
+        target,
+        expiresAt?.toISOString() ?? null,
+      ])),
     close: () => client.end(),
   };
 }
@@ -80,14 +90,24 @@ describe.each([
   });
 
   it('finds the target of a code, and null for an unknown one', async () => {
-    await expect(sut.findTarget('Ab3dE9x')).resolves.toBe('https://example.com/a');
+    await expect(sut.findTarget('Ab3dE9x')).resolves.toEqual(target('https://example.com/a'));
     await expect(sut.findTarget('Zz9Zz9Z')).resolves.toBeNull();
   });
 
   it('sees links written by the other connection after it started reading', async () => {
     await expect(sut.findTarget('NewCode')).resolves.toBeNull();
     await writer.insert('NewCode', 'https://example.com/new');
-    await expect(sut.findTarget('NewCode')).resolves.toBe('https://example.com/new');
+    await expect(sut.findTarget('NewCode')).resolves.toEqual(target('https://example.com/new'));
+  });
+
+  it("reads a link's expiry to the millisecond, as UTC", async () => {
+    const expiresAt = new Date('2031-04-05T06:07:08.009Z');
+    await writer.insert('Expires', 'https://example.com/expires', expiresAt);
+
+    await expect(sut.findTarget('Expires')).resolves.toEqual({
+      url: 'https://example.com/expires',
+      expiresAt: expiresAt.getTime(),
+    });
   });
 
   it('matches codes exactly (case-sensitive, no patterns)', async () => {
@@ -106,7 +126,7 @@ describe.each([
     const targets = await Promise.all(codes.map((code) => sut.findTarget(code)));
 
     expect(targets).toEqual(
-      codes.map((code) => (code.startsWith('Many') ? `https://example.com/many/${Number(code.slice(4))}` : null)),
+      codes.map((code) => (code.startsWith('Many') ? target(`https://example.com/many/${Number(code.slice(4))}`) : null)),
     );
   });
 });
@@ -132,9 +152,9 @@ describe('RedirectLookup on SQLite: each lookup reads the latest commit', () => 
   });
 
   it('sees a change committed by another connection at the very next lookup, in the same turn', async () => {
-    expect(await sut.findTarget('Turn001')).toBe('https://example.com/before');
+    expect(await sut.findTarget('Turn001')).toEqual(target('https://example.com/before'));
     db.prepare('UPDATE links SET url = ? WHERE code = ?').run('https://example.com/after', 'Turn001');
-    expect(await sut.findTarget('Turn001')).toBe('https://example.com/after');
+    expect(await sut.findTarget('Turn001')).toEqual(target('https://example.com/after'));
   });
 
   it('holds no read transaction between lookups, so the WAL can be checkpointed in full', async () => {
@@ -179,8 +199,8 @@ describe('RedirectLookup on PostgreSQL under load', () => {
     );
 
     expect(query).toHaveBeenCalledTimes(1);
-    expect(targets.filter((target) => target === 'https://example.com/a')).toHaveLength(50);
-    expect(targets.filter((target) => target === null)).toHaveLength(50);
+    expect(targets.filter((found) => found?.url === 'https://example.com/a')).toHaveLength(50);
+    expect(targets.filter((found) => found === null)).toHaveLength(50);
     query.mockRestore();
   });
 });

@@ -16,10 +16,17 @@ const POSTGRES_BATCH_SIZE = 256;
  */
 const SQLITE_MMAP_BYTES = 1024 ** 3;
 
+/** What a redirect needs of a link. */
+export interface LinkTarget {
+  url: string;
+  /** `expires_at` in ms since the epoch; Infinity when the link never expires. */
+  expiresAt: number;
+}
+
 /** The SQLite lookup handle and its statement. */
 interface SqliteLookup {
   db: Database.Database;
-  target: Database.Statement<[string], string>;
+  target: Database.Statement<[string], { url: string; expires_at: string | null }>;
 }
 
 /**
@@ -48,7 +55,7 @@ interface SqliteLookup {
 @Injectable()
 export class RedirectLookup implements OnApplicationShutdown {
   private readonly pool?: pg.Pool;
-  private readonly postgresTargets?: DataLoader<string, string | null>;
+  private readonly postgresTargets?: DataLoader<string, LinkTarget | null>;
   private sqlite?: SqliteLookup;
 
   constructor(
@@ -66,24 +73,33 @@ export class RedirectLookup implements OnApplicationShutdown {
     }
   }
 
-  /** The target URL of `code`, or null when no such link exists. */
-  async findTarget(code: string): Promise<string | null> {
+  /** The target URL and expiry of `code`, or null when no such link exists. */
+  async findTarget(code: string): Promise<LinkTarget | null> {
     if (this.postgresTargets) return this.postgresTargets.load(code);
     // SQLite: each lookup is a read transaction of its own, so it always sees the latest commit.
     // Sharing one read transaction among the lookups of an event-loop turn was measured and
     // bought nothing measurable (docs/performance.md).
-    return this.sqliteLookup().target.get(code) ?? null;
+    const row = this.sqliteLookup().target.get(code);
+    if (row === undefined) return null;
+    // Stored as Prisma's SQLite adapter writes DateTime: ISO 8601 text with its offset.
+    return { url: row.url, expiresAt: row.expires_at === null ? Infinity : Date.parse(row.expires_at) };
   }
 
   /** One query for a batch of codes; the answers in the order of `codes` (null: no such link). */
-  private async queryPostgresTargets(codes: readonly string[]): Promise<(string | null)[]> {
-    const result = await this.pool!.query<[string, string]>({
-      name: 'redirect-targets',
-      text: 'SELECT code, url FROM links WHERE code = ANY($1::text[])',
+  private async queryPostgresTargets(codes: readonly string[]): Promise<(LinkTarget | null)[]> {
+    // `expires_at` is a UTC timestamp without a zone: its epoch is read as UTC, whatever the
+    // process's time zone (the driver would parse the timestamp itself in local time).
+    const result = await this.pool!.query<[string, string, number | null]>({
+      name: 'redirect-targets-v2',
+      text: `SELECT code, url, (extract(epoch FROM expires_at) * 1000)::float8
+        FROM links WHERE code = ANY($1::text[])`,
       values: [codes],
       rowMode: 'array',
     });
-    const targets = new Map(result.rows);
+    const targets = new Map<string, LinkTarget>();
+    for (const [code, url, expiresAt] of result.rows) {
+      targets.set(code, { url, expiresAt: expiresAt ?? Infinity });
+    }
     return codes.map((code) => targets.get(code) ?? null);
   }
 
@@ -102,7 +118,9 @@ export class RedirectLookup implements OnApplicationShutdown {
         db.pragma(`mmap_size = ${SQLITE_MMAP_BYTES}`);
         this.sqlite = {
           db,
-          target: db.prepare<[string], string>('SELECT url FROM links WHERE code = ?').pluck(),
+          target: db.prepare<[string], { url: string; expires_at: string | null }>(
+            'SELECT url, expires_at FROM links WHERE code = ?',
+          ),
         };
       } catch (error) {
         db.close();

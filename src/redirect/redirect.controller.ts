@@ -5,7 +5,7 @@ import { Public } from '../auth/auth.decorators.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
 import { REDIRECT_ROUTE } from './redirect-fast-path.js';
-import { RedirectService } from './redirect.service.js';
+import { LINK_EXPIRED, RedirectService } from './redirect.service.js';
 
 type RedirectRequest = FastifyRequest<{ Params: { code: string } }>;
 
@@ -56,7 +56,7 @@ export class RedirectController {
   @Public()
   @CODE_PARAM
   @REDIRECT_RESPONSE
-  @ApiProblemResponses('not_found', 'service_unavailable')
+  @ApiProblemResponses('not_found', 'link_expired', 'service_unavailable')
   redirectHead(@Req() request: RedirectRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.redirect(request, reply);
   }
@@ -64,19 +64,21 @@ export class RedirectController {
   /**
    * Follow a short link
    * @remarks Answers `302 Found` with the target in `Location` and counts the visit (`clicks`).
-   * Unknown or deleted codes answer 404. Never rate limited. Swagger UI's "Try it out" cannot
+   * Unknown or deleted codes answer 404; a link past its `expires_at` answers 410 `link_expired`
+   * (and the visit is not counted). Never rate limited. Swagger UI's "Try it out" cannot
    * show a cross-origin redirect: use `curl -i`.
    */
   @Get(REDIRECT_ROUTE)
   @Public()
   @CODE_PARAM
   @REDIRECT_RESPONSE
-  @ApiProblemResponses('not_found', 'service_unavailable')
+  @ApiProblemResponses('not_found', 'link_expired', 'service_unavailable')
   // Raw request and reply: this is the hot path, so no pipes, param decorators or serialisation.
   async redirect(@Req() request: RedirectRequest, @Res() reply: FastifyReply): Promise<void> {
     const code = request.params.code;
     const target = await this.redirects.resolve(code);
     if (target === null) throw ApiError.notFound();
+    if (target === LINK_EXPIRED) throw ApiError.linkExpired();
     this.redirects.sendRedirect(request, reply, code, target);
   }
 }

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RedirectLookup } from './redirect-lookup.js';
+import { RedirectLookup, type LinkTarget } from './redirect-lookup.js';
 
 @Injectable()
 export class RedirectRepository {
@@ -9,7 +9,7 @@ export class RedirectRepository {
    * One primary-key read, for every redirect the cache misses: through the driver with a prepared
    * statement (`RedirectLookup`), as the same query through Prisma costs many times more CPU.
    */
-  findTarget(code: string): Promise<string | null> {
+  findTarget(code: string): Promise<LinkTarget | null> {
     return this.lookup.findTarget(code);
   }
 }

@@ -6,6 +6,9 @@ import { LinkCache } from '../links/link-cache.js';
 import { couldBeCode } from '../links/short-code.js';
 import { RedirectRepository } from './redirect.repository.js';
 
+/** What `resolve` answers for a link past its `expires_at`. */
+export const LINK_EXPIRED = Symbol('link expired');
+
 /**
  * The hot path: code → target, from the per-instance cache when possible, and the answer. Used by
  * both ways a redirect is served (`RedirectFastPath` for cached codes, `RedirectController` for
@@ -19,20 +22,24 @@ export class RedirectService {
     private readonly clicks: ClickCounter,
   ) {}
 
-  /** The target of `code`, or null when no such link exists. */
-  async resolve(code: string): Promise<string | null> {
+  /** The target of `code`; null when no such link exists; `LINK_EXPIRED` past its `expires_at`. */
+  async resolve(code: string): Promise<string | null | typeof LINK_EXPIRED> {
     if (!couldBeCode(code)) return null;
-    const cached = this.cachedTarget(code);
-    if (cached !== undefined) return cached;
-    const generation = this.cache.generation();
-    const target = await this.redirects.findTarget(code);
-    if (target !== null) this.cache.setIfUnchanged(code, target, generation);
-    return target;
+    let link: { target: string; linkExpiresAt: number } | undefined = this.cache.entry(code);
+    if (link === undefined) {
+      const generation = this.cache.generation();
+      const found = await this.redirects.findTarget(code);
+      if (found === null) return null;
+      // Expired links are cached too, so answering their 410 costs no database read either.
+      this.cache.setIfUnchanged(code, found.url, generation, found.expiresAt);
+      link = { target: found.url, linkExpiresAt: found.expiresAt };
+    }
+    return link.linkExpiresAt > Date.now() ? link.target : LINK_EXPIRED;
   }
 
   /**
-   * The target of `code` if this instance has it cached: synchronous, no database. Only codes
-   * read from the database are ever cached, so a hit needs no `couldBeCode` check.
+   * The target of `code` if this instance has it cached and it has not expired: synchronous, no
+   * database. Only codes read from the database are ever cached, so a hit needs no `couldBeCode` check.
    */
   cachedTarget(code: string): string | undefined {
     return this.cache.get(code);

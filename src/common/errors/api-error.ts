@@ -10,6 +10,9 @@ export const ERROR_NAMES = [
   'forbidden',
   'not_found',
   'code_taken',
+  'link_expired',
+  'idempotency_key_in_use',
+  'idempotency_key_reused',
   'payload_too_large',
   'unsupported_media_type',
   'rate_limited',
@@ -52,6 +55,9 @@ export class ApiError extends HttpException {
   static notFound(detail = 'No such short link') {
     return new ApiError(HttpStatus.NOT_FOUND, 'not_found', detail);
   }
+  static linkExpired(detail = 'This short link has expired') {
+    return new ApiError(HttpStatus.GONE, 'link_expired', detail);
+  }
   static codeTaken(code: string) {
     return new ApiError(HttpStatus.CONFLICT, 'code_taken', `The code "${code}" is already taken`);
   }
@@ -70,6 +76,8 @@ export function errorNameForStatus(status: number): ErrorName {
       return 'not_found';
     case 409:
       return 'code_taken';
+    case 410:
+      return 'link_expired';
     case 413:
       return 'payload_too_large';
     case 415:

@@ -42,6 +42,21 @@ const CATALOGUE: Record<ErrorName, { status: number; when: string; detail: strin
     when: '`custom_code` is already in use',
     detail: 'The code "spring-sale" is already taken',
   },
+  link_expired: {
+    status: 410,
+    when: 'the link is past its `expires_at`',
+    detail: 'This short link has expired',
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    when: 'a call with this `Idempotency-Key` is still running; retry when it has finished',
+    detail: 'A request with this Idempotency-Key is still being processed',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    when: 'this `Idempotency-Key` was used in the last 24 hours with a different request body',
+    detail: 'This Idempotency-Key was already used with a different request',
+  },
   payload_too_large: {
     status: 413,
     when: 'the body exceeds the limit: 1 MiB (10 MiB for `POST /api/links/bulk`); see "Request bodies"',

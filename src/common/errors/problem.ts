@@ -120,3 +120,8 @@ export function toProblem(exception: unknown): Problem & { isServerFault: boolea
   }
   return { ...problem(500, 'internal_error', 'An unexpected error occurred'), isServerFault: true };
 }
+
+/** The problem body of an ApiError, e.g. one item's failure inside a bulk answer. */
+export function apiErrorProblem(error: ApiError): Problem {
+  return problem(error.getStatus(), error.errorName, error.detail, error.fieldErrors);
+}

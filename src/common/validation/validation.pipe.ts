@@ -21,16 +21,27 @@ export function createValidationPipe(): ValidationPipe {
     transform: true,
     // Only the DTO's own declared types are used, so "limit=abc" cannot become NaN silently.
     transformOptions: { enableImplicitConversion: false },
-    exceptionFactory: (errors: ValidationError[]) => {
-      const fieldErrors = flatten(errors);
-      if (fieldErrors.length === 0) {
-        return new ApiError(400, 'validation_failed', 'The request body must be a JSON object');
-      }
-      const detail = fieldErrors.map((e) => e.message).join('; ');
-      const unknown = errors.some((e) => e.constraints?.whitelistValidation);
-      if (!unknown && fieldErrors.every((e) => e.field === 'url')) return ApiError.invalidUrl(detail, fieldErrors);
-      if (!unknown && fieldErrors.every((e) => e.field === 'custom_code')) return ApiError.invalidCode(detail, fieldErrors);
-      return new ApiError(400, 'validation_failed', detail, fieldErrors);
-    },
+    exceptionFactory: validationProblem,
   });
+}
+
+/** The validation options of `createValidationPipe`, for checking objects the pipe does not see. */
+export const VALIDATION_OPTIONS = { whitelist: true, forbidNonWhitelisted: true } as const;
+
+/**
+ * class-validator's failures as one `ApiError`, named after the kind of mistake: a bad `url`
+ * alone → invalid_url, a bad `custom_code` alone → invalid_code, anything else → validation_failed.
+ * `prefix` names where the object sits in the body (e.g. `links[3]`).
+ */
+export function validationProblem(errors: ValidationError[], prefix = ''): ApiError {
+  const fieldErrors = flatten(errors, prefix);
+  if (fieldErrors.length === 0) {
+    return new ApiError(400, 'validation_failed', 'The request body must be a JSON object');
+  }
+  const detail = fieldErrors.map((e) => e.message).join('; ');
+  const unknown = errors.some((e) => e.constraints?.whitelistValidation);
+  const only = (field: string) => !unknown && errors.every((e) => e.property === field);
+  if (only('url')) return ApiError.invalidUrl(detail, fieldErrors);
+  if (only('custom_code')) return ApiError.invalidCode(detail, fieldErrors);
+  return new ApiError(400, 'validation_failed', detail, fieldErrors);
 }

@@ -1,4 +1,4 @@
-import { ApiSchema } from '@nestjs/swagger';
+import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 
 /** Body of `POST /api/links`. */
@@ -23,4 +23,15 @@ export class CreateLinkDto {
   @IsOptional()
   @IsString()
   custom_code?: string | null;
+
+  /**
+   * When the link stops redirecting: an ISO 8601 date-time with a time zone, in the future.
+   * After it, the short URL answers `410 Gone` (`link_expired`); the link can still be read,
+   * changed (a new `expires_at` revives it) and deleted. `null` is the same as leaving it out.
+   * @example "2026-12-31T23:59:59Z"
+   */
+  // Format and "in the future" are checked by the service (link-expiry.ts), for bulk items too.
+  @ApiPropertyOptional({ type: 'string', format: 'date-time', nullable: true })
+  @IsOptional()
+  expires_at?: string | null;
 }

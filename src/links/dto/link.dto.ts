@@ -38,6 +38,14 @@ export class LinkDto {
   updated_at!: string;
 
   /**
+   * When the link stops redirecting (ISO 8601, UTC); null when it never does. After it the
+   * short URL answers `410 Gone`.
+   * @example null
+   */
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  expires_at!: string | null;
+
+  /**
    * Redirects served so far. Counts are written in batches, so this may lag behind by up to
    * the click flush interval (1 second by default).
    * @example 0
@@ -53,7 +61,7 @@ export class LinkListDto {
   data!: LinkDto[];
 
   /**
-   * How many links the account has in all.
+   * How many links the account has in all (with `q`: how many match).
    * @example 42
    */
   @ApiProperty({ type: 'integer', minimum: 0 })
