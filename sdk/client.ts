@@ -14,6 +14,10 @@ export type LinkList = components['schemas']['LinkList'];
 export type CreateLinkRequest = components['schemas']['CreateLinkRequest'];
 /** The body of `PUT /api/links/{code}`. */
 export type UpdateLinkRequest = components['schemas']['UpdateLinkRequest'];
+/** The body of `POST /api/links/bulk`: `{ links: CreateLinkRequest[] }`, 1 to 1000 items. */
+export type BulkCreateLinksRequest = components['schemas']['BulkCreateLinksRequest'];
+/** One item's outcome in a bulk answer: `{ link }` or `{ error }`. */
+export type BulkCreateLinksResult = components['schemas']['BulkCreateLinksResult'];
 /** `GET /api/links/{code}/clicks`: all-time, per UTC day and top referrer hosts. */
 export type LinkClicks = components['schemas']['LinkClicks'];
 /** An RFC 9457 error body; branch on its `error` name. */

@@ -12,9 +12,11 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List your links
+         * List or search your links
          * @description Newest first (`created_at` descending, then `code`), paginated with `limit` (1 to 100,
-         *     default 20) and `offset` (default 0). Anonymous links are never listed or counted.
+         *     default 20) and `offset` (default 0). With `q`, only links whose code or URL contains it
+         *     (case-insensitive; `%` and `_` match themselves), and `total` counts the matches. Anonymous
+         *     links are never listed or counted.
          */
         get: operations["listLinks"];
         put?: never;
@@ -27,6 +29,31 @@ export interface paths {
          *     code is 7 characters from `[0-9A-Za-z]`. The answer's `Location` header is the link's URL.
          */
         post: operations["createLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/bulk": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create many links at once
+         * @description 1 to 1000 items, each as the body of `POST /api/links` (`url`, optional
+         *     `custom_code` and `expires_at`). Each item is checked and created on its own: `data[i]` is
+         *     `{"link": …}` or `{"error": problem}` for `links[i]`, so one bad item does not sink the
+         *     others, and a custom code used twice in one call is `code_taken` the second time. The call
+         *     answers 200 whatever the items' outcomes; a body that is not 1 to 1000 objects is refused
+         *     whole (400) and creates nothing. Counts as one call for the rate limit. Bodies up to 10 MiB.
+         */
+        post: operations["createLinks"];
         delete?: never;
         options?: never;
         head?: never;
@@ -46,9 +73,10 @@ export interface paths {
          */
         get: operations["getLink"];
         /**
-         * Change a link's target
-         * @description The short URL keeps its code; redirects follow the new target at once. The body needs
-         *     `url` (same rules as on creation) and nothing else.
+         * Change a link's target or expiry
+         * @description The short URL keeps its code; redirects follow the change at once, on every
+         *     instance. The body has `url` (same rules as on creation), `expires_at` (a future date-time,
+         *     or `null` to remove the expiry), or both.
          */
         put: operations["updateLink"];
         post?: never;
@@ -81,6 +109,27 @@ export interface paths {
          *     deleted, anonymous or another account's answers 404.
          */
         get: operations["linkClicks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/links/{code}/qr": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * QR code of a link's short URL
+         * @description An SVG image (`image/svg+xml`) encoding `short_url`, for print and screens; scales
+         *     to any size. Error correction level M, with the standard quiet zone.
+         */
+        get: operations["getQrCode"];
         put?: never;
         post?: never;
         delete?: never;
@@ -163,7 +212,8 @@ export interface paths {
         /**
          * Follow a short link
          * @description Answers `302 Found` with the target in `Location` and counts the visit (`clicks`).
-         *     Unknown or deleted codes answer 404. Never rate limited. Swagger UI's "Try it out" cannot
+         *     Unknown or deleted codes answer 404; a link past its `expires_at` answers 410 `link_expired`
+         *     (and the visit is not counted). Never rate limited. Swagger UI's "Try it out" cannot
          *     show a cross-origin redirect: use `curl -i`.
          */
         get: operations["redirect"];
@@ -184,6 +234,20 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        BulkCreateLinksRequest: {
+            /** @description 1 to 1000 links to create, each as the body of `POST /api/links`. */
+            links: components["schemas"]["CreateLinkRequest"][];
+        };
+        BulkCreateLinksResponse: {
+            /** @description `data[i]` is the outcome of `links[i]`. */
+            data: components["schemas"]["BulkCreateLinksResult"][];
+        };
+        BulkCreateLinksResult: {
+            /** @description Why this item was not created, as the problem `POST /api/links` would have answered. */
+            error?: components["schemas"]["Problem"];
+            /** @description The created link. */
+            link?: components["schemas"]["Link"];
+        };
         CreateLinkRequest: {
             /**
              * @description A code of your choice instead of a generated one: 3 to 64 characters from
@@ -192,6 +256,14 @@ export interface components {
              * @example spring-sale
              */
             custom_code?: string | null;
+            /**
+             * Format: date-time
+             * @description When the link stops redirecting: an ISO 8601 date-time with a time zone, in the future.
+             *     After it, the short URL answers `410 Gone` (`link_expired`); the link can still be read,
+             *     changed (a new `expires_at` revives it) and deleted. `null` is the same as leaving it out.
+             * @example 2026-12-31T23:59:59Z
+             */
+            expires_at?: string | null;
             /**
              * @description The target: an absolute http:// or https:// URL of at most 8192 characters (normalised),
              *     without user info, whitespace or control characters. Stored in normalised form.
@@ -216,7 +288,7 @@ export interface components {
          * @description Stable machine-readable name of the error: branch on this, not on `detail`.
          * @enum {string}
          */
-        ErrorName: "invalid_url" | "invalid_code" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "code_taken" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+        ErrorName: "invalid_url" | "invalid_code" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "code_taken" | "link_expired" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
         FieldError: {
             /**
              * @description The request field (dotted path for nested fields).
@@ -255,6 +327,12 @@ export interface components {
              * @example 2026-11-21T10:00:00.000Z
              */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the link stops redirecting (ISO 8601, UTC); null when it never does. After it the
+             *     short URL answers `410 Gone`.
+             */
+            expires_at: string | null;
             /**
              * Format: uri
              * @description The short URL to share: `{SHORT_BASE_URL}/{code}`.
@@ -304,7 +382,7 @@ export interface components {
              */
             offset: number;
             /**
-             * @description How many links the account has in all.
+             * @description How many links the account has in all (with `q`: how many match).
              * @example 42
              */
             total: number;
@@ -367,10 +445,17 @@ export interface components {
         };
         UpdateLinkRequest: {
             /**
+             * Format: date-time
+             * @description The new expiry (ISO 8601 with a time zone, in the future), or `null` to remove it. Left
+             *     out: unchanged.
+             * @example 2027-01-31T23:59:59Z
+             */
+            expires_at?: string | null;
+            /**
              * @description The new target, with the same rules as on creation.
              * @example https://example.com/new-target
              */
-            url: string;
+            url?: string;
         };
     };
     responses: never;
@@ -388,6 +473,11 @@ export interface operations {
                 limit?: number;
                 /** @description Number of links to skip, 0 or more. */
                 offset?: number;
+                /**
+                 * @description Keep only links whose code or target URL contains this text, ignoring case (1 to 200
+                 *     characters; `%` and `_` are ordinary characters). `total` then counts the matches.
+                 */
+                q?: string;
             };
             header?: never;
             path?: never;
@@ -464,7 +554,10 @@ export interface operations {
     createLink: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe (with a token): a repeat of this request with the same key and body within 24 hours answers exactly as the first call did (status and body, plus `Idempotent-Replayed: true`) and creates nothing. The same key with another body answers 422 `idempotency_key_reused`; while the first call still runs, 409 `idempotency_key_in_use`. 1 to 255 visible ASCII characters; use a random UUID. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -514,7 +607,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict. `code_taken`: `custom_code` is already in use. */
+            /** @description Conflict. `code_taken`: `custom_code` is already in use; `idempotency_key_in_use`: a call with this `Idempotency-Key` is still running; retry when it has finished. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -534,6 +627,133 @@ export interface operations {
             };
             /** @description Unsupported Media Type. `unsupported_media_type`: the body is not sent as `application/json`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity. `idempotency_key_reused`: this `Idempotency-Key` was used in the last 24 hours with a different request body. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createLinks: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe (with a token): a repeat of this request with the same key and body within 24 hours answers exactly as the first call did (status and body, plus `Idempotent-Replayed: true`) and creates nothing. The same key with another body answers 422 `idempotency_key_reused`; while the first call still runs, 409 `idempotency_key_in_use`. 1 to 255 visible ASCII characters; use a random UUID. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BulkCreateLinksRequest"];
+            };
+        };
+        responses: {
+            /** @description One result per item, in request order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkCreateLinksResponse"];
+                };
+            };
+            /** @description Bad Request. `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict. `idempotency_key_in_use`: a call with this `Idempotency-Key` is still running; retry when it has finished. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large. `payload_too_large`: the body exceeds the limit: 1 MiB (10 MiB for `POST /api/links/bulk`); see "Request bodies". */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type. `unsupported_media_type`: the body is not sent as `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unprocessable Entity. `idempotency_key_reused`: this `Idempotency-Key` was used in the last 24 hours with a different request body. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -922,6 +1142,84 @@ export interface operations {
             };
         };
     };
+    getQrCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The short code of one of your links */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The QR code as an SVG image. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found. `not_found`: no such link: the code is unknown or deleted, or belongs to another account or to no account. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     shorten: {
         parameters: {
             query: {
@@ -1061,6 +1359,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Gone. `link_expired`: the link is past its `expires_at`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
             503: {
                 headers: {
@@ -1097,6 +1404,15 @@ export interface operations {
             };
             /** @description Not Found. `not_found`: no such link: the code is unknown or deleted, or belongs to another account or to no account. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Gone. `link_expired`: the link is past its `expires_at`. */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

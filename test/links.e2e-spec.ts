@@ -68,6 +68,7 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
         url: 'https://example.com/',
         created_at: expect.stringMatching(ISO_DATE),
         updated_at: link.created_at,
+        expires_at: null,
         clicks: 0,
       });
       expect(response.headers.get('location')).toBe(`/api/links/${link.code}`);

@@ -177,6 +177,7 @@ describe('openapi.json', () => {
       expect(params.map(({ name, schema }) => ({ name, schema }))).toEqual([
         { name: 'limit', schema: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 20 }) },
         { name: 'offset', schema: expect.objectContaining({ type: 'integer', minimum: 0, default: 0 }) },
+        { name: 'q', schema: expect.objectContaining({ type: 'string', minLength: 1, maxLength: 200 }) },
       ]);
     });
   });

@@ -38,6 +38,7 @@ describe('the generated TypeScript SDK', () => {
         code: expect.stringMatching(/^[0-9A-Za-z]{7}$/),
         short_url: `${TEST_SHORT_BASE_URL}/${data?.code}`,
         url: 'https://example.com/anon',
+        expires_at: null,
         created_at: expect.any(String),
         updated_at: expect.any(String),
         clicks: 0,
@@ -113,6 +114,43 @@ describe('the generated TypeScript SDK', () => {
 
       expect(response.status).toBe(403);
       expect(error?.error).toBe('forbidden');
+    });
+  });
+
+  describe('createLinks (POST /api/links/bulk), with an Idempotency-Key', () => {
+    it('creates items one by one, reports a bad one, and answers a retry from the first call', async () => {
+      const body = {
+        links: [
+          { url: 'https://example.com/sdk-bulk', expires_at: '2099-01-01T00:00:00.000Z' },
+          { url: 'ftp://example.com/' },
+        ],
+      };
+      const params = { header: { 'Idempotency-Key': `sdk-${Date.now()}` } };
+
+      const first = await withApiKey.POST('/api/links/bulk', { params, body });
+      const retry = await withApiKey.POST('/api/links/bulk', { params, body });
+
+      expect(first.response.status).toBe(200);
+      expect(first.data?.data[0].link).toEqual(
+        expect.objectContaining({ url: 'https://example.com/sdk-bulk', expires_at: '2099-01-01T00:00:00.000Z' }),
+      );
+      expect(first.data?.data[1].error?.error).toBe('invalid_url');
+      expect(retry.data).toEqual(first.data);
+      expect(retry.response.headers.get('idempotent-replayed')).toBe('true');
+    });
+  });
+
+  describe('listLinks with q, and getQrCode', () => {
+    it('finds a link by part of its URL and gets its QR code as SVG', async () => {
+      await withApiKey.POST('/api/links', { body: { url: 'https://example.com/Findable-SDK', custom_code: 'sdk-find' } });
+
+      const found = await withApiKey.GET('/api/links', { params: { query: { q: 'findable-sdk' } } });
+      expect(found.data?.data.map((link) => link.code)).toEqual(['sdk-find']);
+      expect(found.data?.total).toBe(1);
+
+      const qr = await withApiKey.GET('/api/links/{code}/qr', { params: { path: { code: 'sdk-find' } }, parseAs: 'text' });
+      expect(qr.response.status).toBe(200);
+      expect(qr.data).toMatch(/^<svg /);
     });
   });
 

@@ -6,6 +6,7 @@ import { ApiProblemResponses } from '../common/errors/api-problem-responses.deco
 import { apiErrorProblem } from '../common/errors/problem.js';
 import { AnonymousCreation } from '../rate-limit/rate-limit.decorators.js';
 import { BulkCreateLinksDto, BulkCreateLinksResponseDto } from './dto/bulk-create-links.dto.js';
+import { Idempotent } from '../idempotency/idempotency.interceptor.js';
 import { CreateLinkDto } from './dto/create-link.dto.js';
 import { ListLinksQueryDto } from './dto/list-links-query.dto.js';
 import { LinkDto, LinkListDto } from './dto/link.dto.js';
@@ -34,6 +35,7 @@ export class LinksController {
    */
   @Post()
   @OptionalScopes('links:write')
+  @Idempotent()
   // Without a token this counts against the client IP's anonymous limit, shared with GET /api/s.
   @AnonymousCreation()
   @ApiCreatedResponse({
@@ -54,6 +56,8 @@ export class LinksController {
     'unauthorized',
     'forbidden',
     'code_taken',
+    'idempotency_key_in_use',
+    'idempotency_key_reused',
     'payload_too_large',
     'unsupported_media_type',
     'rate_limited',
@@ -80,6 +84,7 @@ export class LinksController {
    */
   @Post('bulk')
   @RequireScopes('links:write')
+  @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOkResponse({ type: BulkCreateLinksResponseDto, description: 'One result per item, in request order.' })
   @ApiProblemResponses(
@@ -87,6 +92,8 @@ export class LinksController {
     'invalid_json',
     'unauthorized',
     'forbidden',
+    'idempotency_key_in_use',
+    'idempotency_key_reused',
     'payload_too_large',
     'unsupported_media_type',
     'rate_limited',

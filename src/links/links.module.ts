@@ -1,12 +1,13 @@
 import { Module } from '@nestjs/common';
 import { ClicksModule } from '../clicks/clicks.module.js';
+import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { LinkCache } from './link-cache.js';
 import { LinksController } from './links.controller.js';
 import { LinksRepository } from './links.repository.js';
 import { LinksService } from './links.service.js';
 
 @Module({
-  imports: [ClicksModule],
+  imports: [ClicksModule, IdempotencyModule],
   controllers: [LinksController],
   providers: [LinksRepository, LinksService, LinkCache],
   // Shared with the redirect module, one per instance: LinkCache is invalidated here.

@@ -168,7 +168,7 @@ export class LinksRepository {
     }
     if (this.postgres.prismaPool) {
       const { rowCount } = await this.postgres.prismaPool.query({
-        name: 'insert-link-v2',
+        name: 'insert-link',
         text: `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
           VALUES ($1, $2, $3, 0, $4, $4, $5) ON CONFLICT ("code") DO NOTHING`,
         values: [data.code, data.url, data.accountId, now.toISOString(), data.expiresAt?.toISOString() ?? null],

@@ -171,8 +171,8 @@ export class LinksService {
   async update(caller: Caller, code: string, input: UpdateLinkInput): Promise<LinkDto> {
     if (!couldBeCode(code)) throw ApiError.notFound();
     if (input.url === undefined && input.expires_at === undefined) {
-      const message = 'The body needs url, expires_at or both';
-      throw new ApiError(400, 'validation_failed', message, [{ field: 'url', message }]);
+      const message = 'url is required (unless the body changes expires_at alone)';
+      throw ApiError.invalidUrl(message, [{ field: 'url', message }]);
     }
     const url = input.url === undefined ? undefined : normalizeTargetUrl(input.url, this.config.shortBaseUrl);
     const expiresAt = parseExpiresAt(input.expires_at, new Date());

@@ -90,7 +90,7 @@ export class RedirectLookup implements OnApplicationShutdown {
     // `expires_at` is a UTC timestamp without a zone: its epoch is read as UTC, whatever the
     // process's time zone (the driver would parse the timestamp itself in local time).
     const result = await this.pool!.query<[string, string, number | null]>({
-      name: 'redirect-targets-v2',
+      name: 'redirect-targets',
       text: `SELECT code, url, (extract(epoch FROM expires_at) * 1000)::float8
         FROM links WHERE code = ANY($1::text[])`,
       values: [codes],

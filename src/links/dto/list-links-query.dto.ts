@@ -1,3 +1,4 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsOptional, IsString, Length } from 'class-validator';
 import { PaginationQueryDto } from '../../common/pagination/pagination-query.dto.js';
 
@@ -11,6 +12,7 @@ export class ListLinksQueryDto extends PaginationQueryDto {
    * @example "spring"
    */
   // A repeated `q` arrives as an array and fails @IsString: 400, not a guess at which one.
+  @ApiPropertyOptional({ minLength: 1, maxLength: MAX_SEARCH_LENGTH })
   @IsOptional()
   @IsString()
   @Length(1, MAX_SEARCH_LENGTH)
