@@ -1,11 +1,17 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Command, CommanderError } from 'commander';
+import { once } from 'node:events';
+import { createReadStream } from 'node:fs';
+import { Writable, type Readable } from 'node:stream';
 import { AccountExistsError, AccountInputError, AccountsService } from '../accounts/accounts.service.js';
 import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
 import { ConfigError, loadConfig } from '../config/app-config.js';
 import { prepareDatabase } from '../database/startup-migrations.js';
 import { TokensService } from '../auth/tokens.service.js';
+import { LinksService } from '../links/links.service.js';
+import { exportLinksCsv, EXPORT_COLUMNS } from '../links/transfer/links-csv-export.js';
+import { ImportFileError, importLinksCsv } from '../links/transfer/links-csv-import.js';
 import { CliModule } from './cli.module.js';
 
 /** A problem the user can fix: printed as one line on stderr, exit status 1, no stack trace. */
@@ -97,7 +103,7 @@ export function buildProgram(
 ): Command {
   const program = new Command()
     .name('shortlink')
-    .description('Manage shortlink accounts and API tokens (uses the same DATABASE_URL as the server)')
+    .description('Manage shortlink accounts, API tokens and links (uses the same DATABASE_URL as the server)')
     .configureOutput({ writeOut: output.out, writeErr: output.err })
     .showHelpAfterError()
     .exitOverride();
@@ -176,6 +182,57 @@ export function buildProgram(
         const revoked = await context.get(TokensService).revoke(id);
         if (!revoked) throw new CliError(`No token with id ${id}`);
         output.out(json(revoked));
+      });
+    });
+
+  const links = program.command('links').description("Move an account's links in and out as CSV");
+  links
+    .command('import')
+    .description(
+      'Import links from a CSV with a header row: url (or long_url, longUrl, target, original_url) and optionally ' +
+        'code (or keyword, shortCode, short_code, custom_code), as Bitly, YOURLS, Shlink and Kutt export them. ' +
+        'Prints each row not imported with its line number, then a summary',
+    )
+    .argument('<email>', 'e-mail address of the account the links go to')
+    .argument('<file>', 'the CSV file (UTF-8; "-" reads stdin)')
+    .action(async (email: string, file: string) => {
+      await withServices(env, output, async (context) => {
+        const accountId = await findAccountId(context, email);
+        const source = file === '-' ? input : createReadStream(file);
+        const opened = file === '-' ? Promise.resolve() : once(source, 'open');
+        try {
+          await opened;
+        } catch (error) {
+          throw new CliError(`Cannot read ${file}: ${(error as Error).message}`);
+        }
+        const caller = { accountId, tokenId: 'cli', scopes: [...SCOPES] };
+        try {
+          const tally = await importLinksCsv(context.get(LinksService), caller, source as Readable, (row) =>
+            output.out(`line ${row.line}: ${row.outcome}: ${row.reason}\n`),
+          );
+          output.out(`created ${tally.created}, skipped ${tally.skipped} (code taken), invalid ${tally.invalid}\n`);
+        } catch (error) {
+          if (error instanceof ImportFileError) throw new CliError(error.message);
+          throw error;
+        }
+      });
+    });
+
+  links
+    .command('export')
+    .description(`Write an account's links to stdout as CSV (${EXPORT_COLUMNS.join(',')}), oldest first`)
+    .argument('<email>', 'e-mail address of the account')
+    .action(async (email: string) => {
+      await withServices(env, output, async (context) => {
+        const accountId = await findAccountId(context, email);
+        const sink = new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            output.out(chunk.toString('utf8'));
+            done();
+          },
+        });
+        const rows = await exportLinksCsv(context.get(LinksService), accountId, sink);
+        output.err(`shortlink: exported ${rows} links\n`);
       });
     });
 

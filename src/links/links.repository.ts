@@ -26,9 +26,12 @@ export interface NewLink {
   url: string;
   accountId: string | null;
   expiresAt?: Date | null;
+  /** Carried over by an import from another shortener; otherwise now, and 0. */
+  createdAt?: Date;
+  clicks?: number;
 }
 
-/** Rows per multi-row INSERT on SQLite: 6 parameters each, far below its 32,766-variable limit. */
+/** Rows per multi-row INSERT on SQLite: 7 parameters each, far below its 32,766-variable limit. */
 const SQLITE_INSERT_BATCH = 500;
 
 /** The columns of a LinkRecord, as the raw list queries select them (see `toLinkRecord`). */
@@ -49,7 +52,14 @@ function toLinkRecord([code, url, accountId, clicks, clicksThroughBatch, created
 }
 
 function toNewRecord(link: NewLink, now: Date): LinkRecord {
-  return { ...link, expiresAt: link.expiresAt ?? null, clicks: 0, clicksThroughBatch: 0, createdAt: now, updatedAt: now };
+  return {
+    ...link,
+    expiresAt: link.expiresAt ?? null,
+    clicks: link.clicks ?? 0,
+    clicksThroughBatch: 0,
+    createdAt: link.createdAt ?? now,
+    updatedAt: now,
+  };
 }
 
 /**
@@ -88,7 +98,7 @@ export class LinksRepository {
 
   /**
    * Inserts many links at once, skipping those whose code exists; returns the records inserted.
-   * One statement per batch instead of a round trip per link: PostgreSQL takes every row as four
+   * One statement per batch instead of a round trip per link: PostgreSQL takes every row as six
    * arrays (`unnest`), whatever their number; SQLite takes multi-row VALUES of 500 rows.
    */
   async insertManyIfCodesFree(links: NewLink[]): Promise<LinkRecord[]> {
@@ -99,14 +109,17 @@ export class LinksRepository {
       const { rows } = await this.postgres.prismaPool.query<[string]>({
         name: 'insert-links',
         text: `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
-          SELECT code, url, account_id, 0, $5, $5, expires_at
-          FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamp(3)[]) AS t(code, url, account_id, expires_at)
+          SELECT code, url, account_id, COALESCE(clicks, 0), COALESCE(created_at, $7), $7, expires_at
+          FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamp(3)[], $5::timestamp(3)[], $6::int[])
+            AS t(code, url, account_id, expires_at, created_at, clicks)
           ON CONFLICT ("code") DO NOTHING RETURNING "code"`,
         values: [
           links.map((link) => link.code),
           links.map((link) => link.url),
           links.map((link) => link.accountId),
           links.map((link) => link.expiresAt?.toISOString() ?? null),
+          links.map((link) => link.createdAt?.toISOString() ?? null),
+          links.map((link) => link.clicks ?? null),
           now.toISOString(),
         ],
         rowMode: 'array',
@@ -116,17 +129,23 @@ export class LinksRepository {
       const at = toSqliteDateTime(now);
       for (let start = 0; start < links.length; start += SQLITE_INSERT_BATCH) {
         const batch = links.slice(start, start + SQLITE_INSERT_BATCH);
-        const values = batch.map(() => '(?, ?, ?, 0, ?, ?, ?)').join(', ');
+        const values = batch
+          .map(() => '(?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX("id"), 0) FROM "click_batches"))')
+          .join(', ');
         const params = batch.flatMap((link) => [
           link.code,
           link.url,
           link.accountId,
-          at,
+          link.clicks ?? 0,
+          link.createdAt ? toSqliteDateTime(link.createdAt) : at,
           at,
           link.expiresAt ? toSqliteDateTime(link.expiresAt) : null,
         ]);
+        // The click log's batches so far are not this link's, even when an import backdates
+        // `created_at` before them (a deleted link with the same code may be in them).
         const rows = await this.prisma.$queryRawUnsafe<Array<{ code: string }>>(
-          `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
+          `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at",
+             "clicks_through_batch")
            VALUES ${values} ON CONFLICT ("code") DO NOTHING RETURNING "code"`,
           ...params,
         );
@@ -269,6 +288,20 @@ export class LinksRepository {
       if (hasPrismaCode(error, RECORD_NOT_FOUND)) return null;
       throw error;
     }
+  }
+
+  /** Up to `limit` of the account's links after `after`, oldest first (created_at, then code). */
+  pageForExport(accountId: string, limit: number, after?: { createdAt: Date; code: string }): Promise<LinkRecord[]> {
+    return this.prisma.link.findMany({
+      where: after
+        ? {
+            accountId,
+            OR: [{ createdAt: { gt: after.createdAt } }, { createdAt: after.createdAt, code: { gt: after.code } }],
+          }
+        : { accountId },
+      orderBy: [{ createdAt: 'asc' }, { code: 'asc' }],
+      take: limit,
+    });
   }
 
   /** Every code of an account (for invalidating their cached redirects). */

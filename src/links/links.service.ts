@@ -9,7 +9,7 @@ import { DEFAULT_PAGE_SIZE, type PaginationQueryDto } from '../common/pagination
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { VALIDATION_OPTIONS, validationProblem } from '../common/validation/validation.pipe.js';
-import { CreateLinkDto } from './dto/create-link.dto.js';
+import { CreateLinkDto, ImportedLinkDto } from './dto/create-link.dto.js';
 import type { LinkDto, LinkListDto } from './dto/link.dto.js';
 import { LinkCache } from './link-cache.js';
 import { LinksRepository, type LinkRecord } from './links.repository.js';
@@ -41,6 +41,17 @@ interface ValidCreation {
   url: string;
   customCode?: string;
   expiresAt: Date | null;
+  /** Imports only: the history carried over from another shortener. */
+  createdAt?: Date;
+  clicks?: number;
+}
+
+/**
+ * `createMany` for `shortlink links import`: items may also carry `created_at` and `clicks`
+ * (kept, so an export imports back unchanged), and an `expires_at` already past is taken as it is.
+ */
+export interface ImportOptions {
+  importing: true;
 }
 
 /** The outcome of one bulk item: the link, or the problem that item alone ran into. */
@@ -100,7 +111,12 @@ export class LinksService {
    * used twice in one call is `code_taken` the second time). The inserts are batched
    * (`insertManyIfCodesFree`); generated codes that collide are drawn again.
    */
-  async createMany(caller: Caller, items: Record<string, unknown>[]): Promise<BulkItemResult[]> {
+  async createMany(
+    caller: Caller,
+    items: Record<string, unknown>[],
+    options?: ImportOptions,
+  ): Promise<BulkItemResult[]> {
+    const dto = options?.importing ? ImportedLinkDto : CreateLinkDto;
     const now = new Date();
     const results = Array.from<BulkItemResult | undefined>({ length: items.length });
     const customCodesSeen = new Set<string>();
@@ -108,9 +124,13 @@ export class LinksService {
     items.forEach((item, index) => {
       try {
         // The checks the validation pipe makes of POST /api/links (unknown fields, types).
-        const invalid = validateSync(plainToInstance(CreateLinkDto, item), VALIDATION_OPTIONS);
-        if (invalid.length > 0) throw validationProblem(invalid, `links[${index}]`);
-        const creation = this.checkCreation(caller, item, now);
+        const invalid = validateSync(plainToInstance(dto, item), VALIDATION_OPTIONS);
+        if (invalid.length > 0) throw validationProblem(invalid, options?.importing ? '' : `links[${index}]`);
+        const creation = this.checkCreation(caller, item, options?.importing ? new Date(0) : now);
+        if (options?.importing) {
+          if (typeof item.created_at === 'string') creation.createdAt = new Date(item.created_at);
+          if (typeof item.clicks === 'number') creation.clicks = item.clicks;
+        }
         if (creation.customCode !== undefined) {
           if (customCodesSeen.has(creation.customCode)) throw ApiError.codeTaken(creation.customCode);
           customCodesSeen.add(creation.customCode);
@@ -128,6 +148,8 @@ export class LinksService {
           url: creation.url,
           accountId: caller.accountId,
           expiresAt: creation.expiresAt,
+          createdAt: creation.createdAt,
+          clicks: creation.clicks,
         })),
       );
       const byCode = new Map(inserted.map((record) => [record.code, record]));
@@ -198,6 +220,20 @@ export class LinksService {
     const deleted = couldBeCode(code) && (await this.links.deleteForAccount(code, caller.accountId));
     if (!deleted) throw ApiError.notFound();
     await this.cache.invalidate(code);
+  }
+
+  /**
+   * Every link of an account, oldest first, a page at a time (keyset pagination on the primary
+   * key order, so each page is one index range read however far the export has got).
+   */
+  async *pagesForExport(accountId: string, pageSize = 1000): AsyncGenerator<LinkDto[]> {
+    let after: LinkRecord | undefined;
+    for (;;) {
+      const page = await this.links.pageForExport(accountId, pageSize, after);
+      if (page.length === 0) return;
+      yield page.map((link) => this.toDto(link));
+      after = page[page.length - 1];
+    }
   }
 
   /** A link read from the database, with the clicks logged since its row was last updated. */

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsOptional, IsString } from 'class-validator';
+import { IsInt, IsISO8601, IsOptional, IsString, Max, Min } from 'class-validator';
 
 /** Body of `POST /api/links`. */
 @ApiSchema({ name: 'CreateLinkRequest' })
@@ -34,4 +34,20 @@ export class CreateLinkDto {
   @ApiPropertyOptional({ type: 'string', format: 'date-time', nullable: true })
   @IsOptional()
   expires_at?: string | null;
+}
+
+/**
+ * A row of `shortlink links import`: a creation plus the history an export carries. Not part of
+ * the HTTP API (no `@ApiSchema`): clients cannot backdate links or set their clicks.
+ */
+export class ImportedLinkDto extends CreateLinkDto {
+  @IsOptional()
+  @IsISO8601({ strict: true, strictSeparator: true }, { message: 'created_at must be an ISO 8601 date-time' })
+  created_at?: string;
+
+  @IsOptional()
+  @IsInt({ message: 'clicks must be a whole number' })
+  @Min(0, { message: 'clicks must not be negative' })
+  @Max(2_147_483_647, { message: 'clicks is too large' })
+  clicks?: number;
 }

@@ -1,0 +1,27 @@
+import { stringify } from 'csv-stringify';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { LinksService } from '../links.service.js';
+
+/** The export's columns: what `shortlink links import` reads back. */
+export const EXPORT_COLUMNS = ['code', 'url', 'created_at', 'clicks', 'expires_at'];
+
+/**
+ * Writes an account's links as CSV (header row, then one link per row, oldest first), streaming
+ * page by page so an account of any size is exported in constant memory.
+ */
+export async function exportLinksCsv(links: LinksService, accountId: string, output: Writable): Promise<number> {
+  let rows = 0;
+  async function* records() {
+    for await (const page of links.pagesForExport(accountId)) {
+      for (const link of page) {
+        rows++;
+        yield [link.code, link.url, link.created_at, link.clicks, link.expires_at ?? ''];
+      }
+    }
+  }
+  await pipeline(records(), stringify({ header: true, columns: EXPORT_COLUMNS, record_delimiter: 'unix' }), output, {
+    end: false,
+  });
+  return rows;
+}

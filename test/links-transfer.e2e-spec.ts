@@ -1,0 +1,142 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { PrismaService } from '../src/database/prisma.service.js';
+import { eventually } from './support/eventually.js';
+import { createAccountWithToken, type TestAccount } from './support/factories.js';
+import { runSource, type ProcessResult } from './support/run-source.js';
+import { startTestApp, type TestApp } from './support/test-app.js';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+
+/** `shortlink links import` and `export`, run as real processes on the spec's database. */
+describe('shortlink links import / export', () => {
+  let database: TestDatabase;
+  let testApp: TestApp;
+  let dir: string;
+  const shortlink = (args: string[]): Promise<ProcessResult> =>
+    runSource('src/cli/main.ts', args, { DATABASE_URL: database.url });
+  const csvFile = (name: string, content: string | Buffer) => {
+    const path = join(dir, name);
+    writeFileSync(path, content);
+    return path;
+  };
+  const linksOf = (account: TestAccount) =>
+    testApp.app.get(PrismaService).link.findMany({ where: { accountId: account.accountId }, orderBy: { code: 'asc' } });
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    testApp = await startTestApp({}, database);
+    dir = mkdtempSync(join(tmpdir(), 'shortlink-csv-'));
+  });
+  afterAll(async () => {
+    await testApp.close();
+    await database.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['YOURLS', 'keyword,url,title,timestamp,ip,clicks\nyourls1,https://example.com/y,Title,2024-01-02 03:04:05,127.0.0.1,7\n', 'yourls1'],
+    ['Shlink', 'shortCode,longUrl,title,tags\nshlink1,https://example.com/s,,"a,b"\n', 'shlink1'],
+    ['Kutt', 'target,address,description\nhttps://example.com/k,kutt-addr,desc\n', undefined],
+    ['Bitly', 'created_at,title,long_url,link\n2024-01-01,Title,https://example.com/b,https://bit.ly/x\n', undefined],
+  ])('loads an export of %s as it is', async (_peer, csv, code) => {
+    const account = await createAccountWithToken(testApp);
+    const result = await shortlink(['links', 'import', account.email, csvFile(`${_peer}.csv`, csv)]);
+
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('created 1, skipped 0 (code taken), invalid 0\n');
+    const [link] = await linksOf(account);
+    expect(link.url).toMatch(/^https:\/\/example\.com\/[ysbk]$/);
+    if (code) expect(link.code).toBe(code);
+    else expect(link.code).toMatch(/^[0-9A-Za-z]{7}$/);
+  });
+
+  it('reads a BOM, CRLF line ends and quoted commas, and reports bad rows by line without stopping', async () => {
+    const account = await createAccountWithToken(testApp);
+    await testApp.request('/api/links', {
+      method: 'POST',
+      headers: account.apiKey,
+      json: { url: 'https://example.com/mine', custom_code: 'taken-before' },
+    });
+    const csv = [
+      'URL,Code', //                                            line 1
+      '"https://example.com/a,b?x=1",quoted', //              line 2: a comma inside quotes
+      'javascript:alert(1),badurl', //                        line 3: invalid URL
+      'https://example.com/taken,taken-before', //            line 4: code taken
+      'https://example.com/only-one-field', //                line 5: wrong number of fields
+      'https://example.com/reserved,api', //                  line 6: reserved code
+      'https://example.com/ok,', //                           line 7: generated code
+      '"https://example.com/unclosed,x', //                   line 8: a quote never closed
+    ].join('\r\n');
+    const file = csvFile('mixed.csv', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(csv)]));
+
+    const result = await shortlink(['links', 'import', account.email, file]);
+
+    expect(result.status).toBe(0);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.at(-1)).toBe('created 2, skipped 1 (code taken), invalid 4');
+    expect(lines.slice(0, -1).sort()).toEqual([
+      'line 3: invalid: url must be an absolute http:// or https:// URL',
+      'line 4: skipped: The code "taken-before" is already taken',
+      'line 5: invalid: the row does not have as many fields as the header',
+      expect.stringMatching(/^line 6: invalid: .*reserved/),
+      'line 8: invalid: a quoted field is never closed',
+    ]);
+    const urls = (await linksOf(account)).map((link) => link.url).sort();
+    expect(urls).toEqual(['https://example.com/a,b?x=1', 'https://example.com/mine', 'https://example.com/ok']);
+  });
+
+  it('refuses a file without a url column with one line, importing nothing', async () => {
+    const account = await createAccountWithToken(testApp);
+    const result = await shortlink(['links', 'import', account.email, csvFile('nourl.csv', 'code,title\nabc,Title\n')]);
+
+    expect(result.status).toBe(1);
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'shortlink: The CSV has no url column (one of: url, long_url, longUrl, target, original_url); its header row is: code, title',
+    ]);
+    expect(await linksOf(account)).toEqual([]);
+    const missing = await shortlink(['links', 'import', account.email, join(dir, 'nope.csv')]);
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/^shortlink: Cannot read .*nope\.csv/);
+  });
+
+  it('exports an account as CSV that imports back unchanged into another account', async () => {
+    const source = await createAccountWithToken(testApp);
+    const bulk = await testApp.request('/api/links/bulk', {
+      method: 'POST',
+      headers: source.apiKey,
+      json: {
+        links: [
+          { url: 'https://example.com/one?q="quoted",comma', custom_code: 'rt-one' },
+          { url: 'https://example.com/two', custom_code: 'rt-two', expires_at: '2099-06-01T12:00:00.000Z' },
+          { url: 'https://example.com/three' },
+        ],
+      },
+    });
+    expect(bulk.status).toBe(200);
+    await testApp.request('/rt-one');
+    await testApp.request('/rt-one');
+    await eventually(async () => {
+      const link = await testApp.request('/api/links/rt-one', { headers: source.apiKey });
+      expect(await link.json()).toMatchObject({ clicks: 2 });
+    });
+
+    const exported = await shortlink(['links', 'export', source.email]);
+    expect(exported.status).toBe(0);
+    expect(exported.stderr).toBe('shortlink: exported 3 links\n');
+    const rows = parse(exported.stdout, { columns: true }) as Record<string, string>[];
+    expect(Object.keys(rows[0])).toEqual(['code', 'url', 'created_at', 'clicks', 'expires_at']);
+    expect(rows.find((row) => row.code === 'rt-one')).toMatchObject({ clicks: '2' });
+    expect(rows.find((row) => row.code === 'rt-two')).toMatchObject({ expires_at: '2099-06-01T12:00:00.000Z', clicks: '0' });
+
+    // Codes are global: move the links by deleting them first, as when leaving an old instance.
+    await testApp.app.get(PrismaService).link.deleteMany({ where: { accountId: source.accountId } });
+    const target = await createAccountWithToken(testApp);
+    const imported = await shortlink(['links', 'import', target.email, csvFile('roundtrip.csv', exported.stdout)]);
+    expect(imported.stdout).toBe('created 3, skipped 0 (code taken), invalid 0\n');
+
+    const again = await shortlink(['links', 'export', target.email]);
+    expect(again.stdout).toBe(exported.stdout);
+  });
+});
