@@ -125,7 +125,7 @@ describe('shortlink links import / export', () => {
     const exported = await shortlink(['links', 'export', source.email]);
     expect(exported.status).toBe(0);
     expect(exported.stderr).toBe('shortlink: exported 3 links\n');
-    const rows = parse(exported.stdout, { columns: true }) as Record<string, string>[];
+    const rows = parse<Record<string, string>>(exported.stdout, { columns: true });
     expect(Object.keys(rows[0])).toEqual(['code', 'url', 'created_at', 'clicks', 'expires_at']);
     expect(rows.find((row) => row.code === 'rt-one')).toMatchObject({ clicks: '2' });
     expect(rows.find((row) => row.code === 'rt-two')).toMatchObject({ expires_at: '2099-06-01T12:00:00.000Z', clicks: '0' });
