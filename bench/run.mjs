@@ -26,7 +26,14 @@ import {
   startProcess,
   waitForHttp,
 } from './lib/processes.mjs';
-import { CLICK_HISTORY_DAYS, benchAccount, linkTotals, seedPostgres, seedSqlite } from './lib/seed.mjs';
+import {
+  CLICK_HISTORY_DAYS,
+  OWNED_LINKS,
+  benchAccount,
+  linkTotals,
+  seedPostgres,
+  seedSqlite,
+} from './lib/seed.mjs';
 import { formatFlatCostTable, formatTable, totalCpu } from './lib/report.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -43,6 +50,8 @@ const API_CONNECTIONS = 10;
  * a database lookup whatever N is (with a cache, a small N would end up entirely cached).
  */
 const MISS_SERVICE_ENV = { REDIRECT_CACHE_SIZE: '0' };
+/** Items per call of the bulk scenario: the most one call takes. */
+const BULK_ITEMS = 1000;
 /** Limits high enough never to trigger: the benchmark measures the work, not the 429s. */
 const UNLIMITED_ENV = { RATE_LIMIT_ANONYMOUS: '1000000000', RATE_LIMIT_TOKEN: '1000000000' };
 
@@ -56,7 +65,11 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] 
   --runs R           repeat each measurement R times and report the median (default 1)
   --postgres         also benchmark the service on PostgreSQL (BENCH_POSTGRES_URL, default
                      ${POSTGRES_ADMIN_URL})
-  --scenarios LIST   subset of: hit,miss,create,quick,list,clicks (default all)
+  --scenarios LIST   subset of: hit,miss,create,quick,bulk,list,search,clicks (default all)
+  --owned N          links of the benchmark account, which list and search page through
+                     (default 10000, at most --links)
+  --before DIR       a checkout of an earlier build (with its dist/): the list scenario then also
+                     runs against it, on a database of its own seeded alike, interleaved
   --log-level L      LOG_LEVEL of the service (default info, as in production)
   --smoke            CI check that the benchmark works: 500 and 1000 links, 1 s per scenario, 10 connections
   --help             this text`;
@@ -66,7 +79,9 @@ const SCENARIOS = {
   miss: 'redirect miss',
   create: 'anonymous create',
   quick: 'quick shorten',
+  bulk: 'bulk create, 1000 per call',
   list: 'authenticated list',
+  search: 'search, 20 of the matches',
   clicks: 'link clicks (366 days)',
 };
 
@@ -82,6 +97,8 @@ function readOptions() {
       scenarios: { type: 'string' },
       'log-level': { type: 'string' },
       smoke: { type: 'boolean', default: false },
+      owned: { type: 'string' },
+      before: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -111,6 +128,8 @@ function readOptions() {
     databases: values.postgres ? ['sqlite', 'postgresql'] : ['sqlite'],
     scenarios: new Set(scenarios),
     logLevel: values['log-level'] ?? 'info',
+    owned: number('owned', OWNED_LINKS, 0),
+    before: values.before ? resolve(values.before) : undefined,
     smoke,
   };
 }
@@ -213,6 +232,16 @@ function redirectLoads(links) {
   };
 }
 
+/**
+ * The build in `--before` on a database of its own, migrated by that build and seeded alike
+ * (the schema may have moved on since).
+ */
+async function startBefore(options, kind, links, account) {
+  const database = await prepareBenchDatabase(kind, links, account, options.owned, options.before);
+  const service = await startService(options, database, {}, options.before);
+  return { database, service: { ...service, name: 'shortlink (before)' } };
+}
+
 /** Starts both baselines with the same N links; they answer every seeded code from a Map. */
 async function startBaselines(links) {
   const baselines = [];
@@ -233,10 +262,13 @@ async function startBaselines(links) {
   return baselines;
 }
 
-/** A fresh, migrated, seeded database of `kind`; `drop()` removes it. */
-async function prepareBenchDatabase(kind, links, account) {
+/**
+ * A fresh database of `kind`, migrated by the build in `root` and seeded (the account owning
+ * `owned` of the links); `drop()` removes it.
+ */
+async function prepareBenchDatabase(kind, links, account, owned, root = ROOT) {
   const { prepareDatabase } = await import(
-    pathToFileURL(join(ROOT, 'dist', 'src', 'database', 'startup-migrations.js')).href
+    pathToFileURL(join(root, 'dist', 'src', 'database', 'startup-migrations.js')).href
   );
   const migrate = (url) => prepareDatabase(url, { migrateOnStart: true, log: () => undefined });
   if (kind === 'sqlite') {
@@ -244,7 +276,7 @@ async function prepareBenchDatabase(kind, links, account) {
     const dir = mkdtempSync(join(os.tmpdir(), 'shortlink-bench-'));
     const file = join(dir, 'bench.db');
     await migrate(`file:${file}`);
-    seedSqlite(file, links, account);
+    seedSqlite(file, links, account, Math.min(owned, links));
     return { url: `file:${file}`, location: file, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
   const name = `shortlink_bench_${randomBytes(5).toString('hex')}`;
@@ -261,7 +293,7 @@ async function prepareBenchDatabase(kind, links, account) {
   const url = new URL(POSTGRES_ADMIN_URL);
   url.pathname = `/${name}`;
   await migrate(url.toString());
-  await seedPostgres(url.toString(), links, account);
+  await seedPostgres(url.toString(), links, account, Math.min(owned, links));
   return {
     url: url.toString(),
     location: url.toString(),
@@ -271,7 +303,7 @@ async function prepareBenchDatabase(kind, links, account) {
   };
 }
 
-async function startService(options, database, extraEnv = {}) {
+async function startService(options, database, extraEnv = {}, root = ROOT) {
   const port = await freePort();
   const env = {
     NODE_ENV: 'production',
@@ -283,7 +315,7 @@ async function startService(options, database, extraEnv = {}) {
     ...UNLIMITED_ENV,
     ...extraEnv,
   };
-  const proc = startProcess('shortlink', [SERVICE_ENTRY], { cwd: ROOT, env });
+  const proc = startProcess('shortlink', [join(root, 'dist', 'src', 'main.js')], { cwd: root, env });
   await waitForHttp(proc, `http://127.0.0.1:${port}/health`);
   return { name: 'shortlink', proc, port, pid: proc.pid, env: extraEnv, postgresDatabase: database.postgresDatabase };
 }
@@ -313,7 +345,7 @@ async function runGroup(options, kind, links, report) {
   const account = benchAccount();
   log(`  ${kind}: seeding ${links.toLocaleString('en')} links`);
   const seedStarted = Date.now();
-  const database = await prepareBenchDatabase(kind, links, account);
+  const database = await prepareBenchDatabase(kind, links, account, options.owned);
   log(`  ${kind}: seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
   // Seeding 1M links leaves a few hundred MiB of dirty pages that the kernel would otherwise
   // write back during the first measurements, on the same 2 cores.
@@ -325,12 +357,12 @@ async function runGroup(options, kind, links, report) {
       report.row({
         ...group,
         group: kind,
-        database: target.name === 'shortlink' ? kind : '—',
+        database: target.name.startsWith('shortlink') ? kind : '—',
         target: target.name,
         scenario,
         expected,
         result: results[i],
-        note: target.name === 'shortlink' ? note : undefined,
+        note: target.name.startsWith('shortlink') ? note : undefined,
       }),
     );
   try {
@@ -359,7 +391,9 @@ async function runGroup(options, kind, links, report) {
 
     // Instance 2: uncached redirects, then the API. Killed with SIGKILL, after which every
     // acknowledged link must still be in the database.
-    const apiScenarios = ['create', 'quick', 'list', 'clicks'].filter((id) => options.scenarios.has(id));
+    const apiScenarios = ['create', 'quick', 'bulk', 'list', 'search', 'clicks'].filter((id) =>
+      options.scenarios.has(id),
+    );
     if (!options.scenarios.has('miss') && apiScenarios.length === 0) return;
     const service = await startService(options, database, options.scenarios.has('miss') ? MISS_SERVICE_ENV : {});
     if (options.scenarios.has('miss')) {
@@ -391,8 +425,30 @@ async function runGroup(options, kind, links, report) {
         },
         expected: '200',
       },
+      // 1000 links per call, each with a URL of its own.
+      bulk: {
+        load: {
+          method: 'POST',
+          paths: ['/api/links/bulk'],
+          headers: { 'content-type': 'application/json', 'x-api-key': account.token },
+          body: JSON.stringify({
+            links: Array.from({ length: BULK_ITEMS }, (_, i) => ({ url: `https://example.com/bulk/${i}?campaign=bench` })),
+          }),
+        },
+        expected: '200',
+      },
       list: {
         load: { method: 'GET', paths: ['/api/links?limit=20'], headers: { 'x-api-key': account.token } },
+        expected: '200',
+      },
+      // Every one of the account's links is looked at (a substring, in the code or the URL,
+      // ignoring case); a handful match (articles/123, /1230–1239, …).
+      search: {
+        load: {
+          method: 'GET',
+          paths: ['/api/links?q=ARTICLES%2F123&limit=20'],
+          headers: { 'x-api-key': account.token },
+        },
         expected: '200',
       },
       // A link with a year of daily rows and referrers (see seed.mjs), its whole year asked for.
@@ -405,15 +461,36 @@ async function runGroup(options, kind, links, report) {
         expected: '200',
       },
     };
+    const perSecond = {};
     for (const id of apiScenarios) {
       const { load, expected } = api[id];
-      log(`  ${SCENARIOS[id]}: shortlink (${kind})`);
-      const [result] = await measureInterleaved(options, [service], load, API_CONNECTIONS);
-      addRows([service], SCENARIOS[id], expected, [result]);
-      if (id === 'create' || id === 'quick') acknowledged += result.statusCodesIncludingWarmup[expected] ?? 0;
+      // The build before, beside this one, for the list (its API may lack the other scenarios).
+      const before = id === 'list' && options.before ? await startBefore(options, kind, links, account) : undefined;
+      try {
+        const targets = before ? [service, before.service] : [service];
+        log(`  ${SCENARIOS[id]}: ${targets.map((t) => t.name).join(', ')} (${kind})`);
+        const results = await measureInterleaved(options, targets, load, API_CONNECTIONS);
+        addRows(targets, SCENARIOS[id], expected, results, id === 'bulk' ? `${BULK_ITEMS} links/call` : undefined);
+        const [result] = results;
+        perSecond[id] = result.requestsPerSecond;
+        if (id === 'create' || id === 'quick') acknowledged += result.statusCodesIncludingWarmup[expected] ?? 0;
+        if (id === 'bulk') acknowledged += BULK_ITEMS * (result.statusCodesIncludingWarmup[expected] ?? 0);
+      } finally {
+        await before?.service.proc.stop('SIGTERM');
+        await before?.database.drop();
+      }
+    }
+    if (perSecond.bulk !== undefined && perSecond.create !== undefined) {
+      const ratio = (perSecond.bulk * BULK_ITEMS) / perSecond.create;
+      report.check({
+        ...group,
+        name: 'bulk create ≥ 5 × single creation',
+        ok: options.smoke || ratio >= 5,
+        detail: `${Math.round(perSecond.bulk * BULK_ITEMS).toLocaleString('en')} links/s in bulk, ${Math.round(perSecond.create).toLocaleString('en')}/s one by one: ${ratio.toFixed(1)} ×`,
+      });
     }
     await service.proc.stop('SIGKILL');
-    if (apiScenarios.some((id) => id === 'create' || id === 'quick')) {
+    if (apiScenarios.some((id) => id === 'create' || id === 'quick' || id === 'bulk')) {
       const after = await linkTotals(kind, database.location);
       const found = after.links - before.links;
       report.check({
@@ -445,7 +522,7 @@ async function runFlatCost(options, kind, report) {
   try {
     for (const links of sizes) {
       log(`  ${kind}: seeding ${links.toLocaleString('en')} links`);
-      databases.push({ links, database: await prepareBenchDatabase(kind, links, benchAccount()) });
+      databases.push({ links, database: await prepareBenchDatabase(kind, links, benchAccount(), options.owned) });
     }
     execFileSync('sync');
     for (const id of scenarios) {

@@ -35,6 +35,7 @@ describe('prisma schemas', () => {
       'model LinkDailyClicks',
       'model LinkDailyReferrer',
       'model Session',
+      'model IdempotencyRecord',
     ]);
     expect(dataModel('postgresql')).toEqual(sqlite);
   });

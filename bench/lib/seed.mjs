@@ -6,8 +6,11 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { seededCode, seededUrl } from './codes.mjs';
 
-/** Links owned by the benchmark account (the rest are anonymous): what the list scenario pages. */
-export const OWNED_LINKS = 1000;
+/**
+ * Links owned by the benchmark account unless told otherwise (the rest are anonymous): what the
+ * list and search scenarios page through. 10k: the account size the API's targets are set at.
+ */
+export const OWNED_LINKS = 10_000;
 const BATCH = 10_000;
 const BASE_TIME = Date.parse('2026-01-01T00:00:00.000Z');
 
@@ -28,16 +31,17 @@ export function benchAccount() {
 }
 
 /**
- * Link number i: the first OWNED_LINKS belong to the account, created one second apart so the
+ * Link number i: the first `owned` belong to the account, created one second apart so the
  * list has a real order.
  * @param {number} i
  * @param {string} accountId
+ * @param {number} owned
  */
-function linkRow(i, accountId) {
+function linkRow(i, accountId, owned) {
   return {
     code: seededCode(i),
     url: seededUrl(i),
-    accountId: i < OWNED_LINKS ? accountId : null,
+    accountId: i < owned ? accountId : null,
     time: BASE_TIME + i * 1000,
   };
 }
@@ -62,8 +66,9 @@ function clickHistory() {
  * @param {string} file  path of a SQLite database already migrated by the service
  * @param {number} links
  * @param {ReturnType<typeof benchAccount>} account
+ * @param {number} [owned]  how many of the links the account owns
  */
-export function seedSqlite(file, links, account) {
+export function seedSqlite(file, links, account, owned = OWNED_LINKS) {
   const db = new Database(file);
   // Seeding is not the thing measured: skip fsyncs and give the page cache room. The service
   // reopens the file with its own settings.
@@ -87,13 +92,13 @@ export function seedSqlite(file, links, account) {
   );
   const insertBatch = db.transaction((from, to) => {
     for (let i = from; i < to; i++) {
-      const row = linkRow(i, account.id);
+      const row = linkRow(i, account.id, owned);
       const at = iso(row.time);
       insert.run(row.code, row.url, row.accountId, at, at);
     }
   });
   for (let from = 0; from < links; from += BATCH * 10) insertBatch(from, Math.min(links, from + BATCH * 10));
-  const code = linkRow(0, account.id).code;
+  const code = seededCode(0);
   const addDay = db.prepare('INSERT INTO link_daily_clicks (code, day, clicks) VALUES (?, ?, ?)');
   const addHost = db.prepare('INSERT INTO link_daily_referrers (code, day, host, clicks) VALUES (?, ?, ?, ?)');
   db.transaction(() => {
@@ -111,8 +116,9 @@ export function seedSqlite(file, links, account) {
  * @param {string} url  a PostgreSQL database already migrated by the service
  * @param {number} links
  * @param {ReturnType<typeof benchAccount>} account
+ * @param {number} [owned]  how many of the links the account owns
  */
-export async function seedPostgres(url, links, account) {
+export async function seedPostgres(url, links, account, owned = OWNED_LINKS) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -135,7 +141,7 @@ export async function seedPostgres(url, links, account) {
         owners = [],
         times = [];
       for (let i = from; i < Math.min(links, from + BATCH); i++) {
-        const row = linkRow(i, account.id);
+        const row = linkRow(i, account.id, owned);
         codes.push(row.code);
         urls.push(row.url);
         owners.push(row.accountId);
@@ -148,7 +154,7 @@ export async function seedPostgres(url, links, account) {
         [codes, urls, owners, times],
       );
     }
-    const code = linkRow(0, account.id).code;
+    const code = seededCode(0);
     const history = clickHistory();
     await client.query(
       'INSERT INTO link_daily_clicks (code, day, clicks) SELECT $1, day, clicks FROM unnest($2::text[], $3::int[]) AS t(day, clicks)',

@@ -77,6 +77,7 @@ export const Idempotent = () =>
         'answers exactly as the first call did (status and body, plus `Idempotent-Replayed: true`) and creates ' +
         'nothing. The same key with another body answers 422 `idempotency_key_reused`; while the first call ' +
         'still runs, 409 `idempotency_key_in_use`. 1 to 255 visible ASCII characters; use a random UUID.',
-      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$', example: '9b1deb4d-3b7d-4bad-9bdd-2b0d7b3dcb6d' },
+      // No example: Swagger UI would fill it in, and every "Try it out" would send the same key.
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7E]+$' },
     }),
   );
