@@ -17,6 +17,7 @@ import { AnonymousCreation } from '../rate-limit/rate-limit.decorators.js';
 import { clickChart } from './click-chart.js';
 import { csrfValid } from './dashboard.plugins.js';
 import { PageErrorFilter, PageError } from './page-error.filter.js';
+import { safeNext } from './safe-next.js';
 import { SESSION_COOKIE, SessionsService, type ActiveSession } from './sessions.service.js';
 
 type Form = Record<string, string | string[] | undefined>;
@@ -37,15 +38,6 @@ function field(form: Form | undefined, name: string, maxLength = 10_000): string
 function fieldList(form: Form | undefined, name: string): string[] {
   const value = form?.[name];
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
-}
-
-/** `?next=` only ever leads to a path on this site: `/x`, never `//evil` or `/\evil`. */
-export function safeNext(next: unknown): string {
-  if (typeof next !== 'string' || next.length > 2000) return '/dashboard';
-  // Control characters and backslashes are refused outright: browsers read `/\evil` as `//evil`.
-  const unsafe = [...next].some((character) => character < ' ' || character === '\\');
-  if (!/^\/(?![/\\])/.test(next) || unsafe) return '/dashboard';
-  return next;
 }
 
 /** The dashboard's pages: HTML for people, on the same services as the JSON API. */
