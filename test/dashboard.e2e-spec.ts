@@ -2,13 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { hashSessionId } from '../src/dashboard/sessions.service.js';
-import { createAccountWithToken } from './support/factories.js';
+import { createAccountWithToken, newClient } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 /** A browser's cookie jar and CSRF handling, over plain fetch. */
 class Browser {
   readonly cookies = new Map<string, string>();
-  constructor(private readonly testApp: TestApp) {}
+  /** `extraHeaders`: e.g. `newClient()`, a client address of its own for the rate limits. */
+  constructor(
+    private readonly testApp: TestApp,
+    private readonly extraHeaders: Record<string, string> = {},
+  ) {}
 
   async get(path: string): Promise<Response> {
     return this.keep(await this.testApp.request(path, { headers: this.headers(), redirect: 'manual' }));
@@ -44,7 +48,8 @@ class Browser {
   }
 
   private headers(): Record<string, string> {
-    return this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {};
+    const cookie = this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {};
+    return { ...this.extraHeaders, ...cookie };
   }
 
   private keep(response: Response): Response {
@@ -344,7 +349,8 @@ describe('Account dashboard limits', () => {
   let testApp: TestApp;
 
   beforeAll(async () => {
-    testApp = await startTestApp({ SIGNUP: 'closed' });
+    // TRUST_PROXY: each test's client gets an address of its own (X-Forwarded-For, see newClient()).
+    testApp = await startTestApp({ SIGNUP: 'closed', TRUST_PROXY: 'true' });
   });
   afterAll(() => testApp.close());
 
@@ -370,5 +376,28 @@ describe('Account dashboard limits', () => {
     const blocked = await visitor.post('/login', { email, password: PASSWORD }, csrf);
     expect(blocked.status).toBe(429);
     expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it('limits sign-in attempts per client IP to 10 in 15 minutes, whatever the emails; other IPs go on', async () => {
+    const email = newEmail();
+    await testApp.app
+      .get(AccountsService)
+      .setPasswordByEmail((await testApp.app.get(AccountsService).create(email)).email, PASSWORD);
+    const guesser = new Browser(testApp, newClient());
+    const csrf = await guesser.csrfFrom('/login');
+
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const guess = await guesser.post('/login', { email: newEmail(), password: 'wrong password' }, csrf);
+      expect(guess.status).toBe(401);
+    }
+    const blocked = await guesser.post('/login', { email, password: PASSWORD }, csrf);
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await blocked.text()).toContain('Too many sign-in attempts');
+    expect(blocked.headers.getSetCookie().some((line) => line.startsWith('shortlink_session='))).toBe(false);
+
+    const someoneElse = new Browser(testApp, newClient());
+    const signedIn = await someoneElse.post('/login', { email, password: PASSWORD });
+    expect(signedIn.status).toBe(303);
   });
 });
