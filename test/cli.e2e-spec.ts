@@ -251,9 +251,9 @@ describe('shortlink CLI', () => {
       const page = await testApp.request('/login');
       const csrfCookie = page.headers
         .getSetCookie()
-        .map((line) => line.split(';')[0]!)
+        .map((line) => line.split(';')[0])
         .join('; ');
-      const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1]!;
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1];
       const response = await testApp.request('/login', {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
