@@ -210,11 +210,18 @@ describe('Account dashboard', () => {
     const other = await signUp(testApp);
     const csrf = await other.csrfFrom('/dashboard');
 
-    expect((await other.get(`/dashboard/links/${code}`)).status).toBe(404);
+    const notFound = await other.get(`/dashboard/links/${code}`);
+    expect(notFound.status).toBe(404);
+    // Still signed in on the error page: its header signs out with the page's own CSRF token.
+    const errorPage = await notFound.text();
+    expect(errorPage).toContain('>Sign out</button>');
+    const errorCsrf = /name="_csrf" value="([^"]+)"/.exec(errorPage)?.[1] ?? '';
     expect((await other.post(`/dashboard/links/${code}`, { url: 'https://evil.example/' }, csrf)).status).toBe(404);
     await other.post(`/dashboard/links/${code}/delete`, {}, csrf);
     const still = await testApp.request(`/api/links/${code}`, { headers: owner.bearer });
     expect(((await still.json()) as { url: string }).url).toBe('https://example.com/mine');
+    expect((await other.post('/logout', {}, errorCsrf)).status).toBe(303);
+    expect((await other.get('/dashboard')).status).toBe(303);
   });
 
   it('creates a link with the same rules and errors as the API, keeping the input', async () => {
