@@ -243,6 +243,24 @@ describe('Account dashboard', () => {
     expect(long.status).toBe(400);
   });
 
+  it('shows a new link’s page with an empty 30-day chart, its table and no referrers yet', async () => {
+    const browser = await signUp(testApp);
+    const created = await browser.post('/dashboard', { url: 'https://example.com/quiet' });
+    const code = new URL(created.headers.get('location')!, 'http://x').searchParams.get('created')!;
+
+    const page = await browser.get(`/dashboard/links/${code}`);
+
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const today = new Date().toISOString().slice(0, 10);
+    expect(html).toMatch(new RegExp(`role="img" aria-label="No clicks from \\d{4}-\\d{2}-\\d{2} to ${today}\\."`));
+    expect(html.match(/<rect /g)).toHaveLength(30);
+    expect(html.match(/<tr><td><time datetime=/g)).toHaveLength(30);
+    expect(html).toContain('No clicks in the last 30 days yet.');
+    // Laid out with SVG attributes: no inline style or script for the CSP to block.
+    expect(html).not.toMatch(/<script(?![^>]*src=)|style="/);
+  });
+
   it('deletes a link twice without an error (a double-submitted form)', async () => {
     const browser = await signUp(testApp);
     const created = await browser.post('/dashboard', { url: 'https://example.com/twice' });
