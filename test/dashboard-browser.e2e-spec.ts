@@ -172,6 +172,13 @@ describe('Account dashboard in a browser', () => {
     await signUp(page);
 
     const code = await createLink(page, 'https://example.com/no-script');
+    // The disclosure that stands in for the dialog is reached by keyboard like any control.
+    expect(await tabThrough(page, `/dashboard/links/${code}`)).toEqual({
+      path: `/dashboard/links/${code}`,
+      unexpected: [],
+      unreached: [],
+      unringed: [],
+    });
     await page.goto(`/dashboard/links/${code}`);
     // No script, no dialog: the disclosure is the confirmation, its Delete button hidden until opened.
     const deleteButton = page.getByRole('button', { name: 'Delete', exact: true });
@@ -199,7 +206,7 @@ describe('Account dashboard in a browser', () => {
       'a[href], button, input:not([type="hidden"]), summary, select, textarea',
       (elements) =>
         elements
-          .filter((element) => element.getClientRects().length > 0)
+          .filter((element) => element.checkVisibility())
           .map((e) => `${e.tagName.toLowerCase()} "${e.textContent?.trim().slice(0, 30) || e.getAttribute('name')}"`),
     );
     const reached: string[] = [];
