@@ -167,7 +167,7 @@ describe('Account dashboard in a browser', () => {
     expect(new URL(page.url()).searchParams.get('next')).toBe('/dashboard/tokens');
   });
 
-  it('works with JavaScript turned off: sign up, create, delete after confirming, sign out', async () => {
+  it('works with JavaScript turned off: sign up, create, delete and revoke after confirming, sign out', async () => {
     const page = await newPage({ javaScriptEnabled: false });
     await signUp(page);
 
@@ -188,6 +188,17 @@ describe('Account dashboard in a browser', () => {
     await page.waitForURL('**/dashboard?deleted=1');
     await expect(page.getByText('Link deleted.').isVisible()).resolves.toBe(true);
     expect((await testApp.request(`/${code}`)).status).toBe(404);
+
+    // Revoking a token asks first too: the disclosure, then the button inside it.
+    await page.goto('/dashboard/tokens');
+    await page.getByLabel('Name').fill('no-script token');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const revoke = page.getByRole('button', { name: 'Revoke no-script token' });
+    await expect(revoke.isVisible()).resolves.toBe(false);
+    await page.getByText('Revoke…').click();
+    await revoke.click();
+    await page.waitForURL('**/dashboard/tokens?revoked=1');
+    await expect(page.getByRole('cell', { name: /^revoked \d{4}-\d{2}-\d{2}$/ }).isVisible()).resolves.toBe(true);
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.waitForURL('**/login');
