@@ -10,8 +10,8 @@ import { spawn } from 'node:child_process';
 /** The `shortlink` tool, run from its TypeScript source as a real process on the spec's database. */
 describe('shortlink CLI', () => {
   let database: TestDatabase;
-  const shortlink = (args: string[], env: Record<string, string> = {}): Promise<ProcessResult> =>
-    runSource('src/cli/main.ts', args, { DATABASE_URL: database.url, ...env });
+  const shortlink = (args: string[], env: Record<string, string> = {}, stdin?: string): Promise<ProcessResult> =>
+    runSource('src/cli/main.ts', args, { DATABASE_URL: database.url, ...env }, stdin);
   const email = 'Owner@Example.test';
 
   beforeAll(async () => {
@@ -244,6 +244,62 @@ describe('shortlink CLI', () => {
 
       expect(second.status).toBe(0);
       expect(JSON.parse(second.stdout)).toMatchObject({ revoked_at: first.revoked_at });
+    });
+
+    /** Signs in on the dashboard's form as a browser would; the status and the session cookie. */
+    const signIn = async (account: string, password: string): Promise<{ status: number; cookie?: string }> => {
+      const page = await testApp.request('/login');
+      const csrfCookie = page.headers
+        .getSetCookie()
+        .map((line) => line.split(';')[0])
+        .join('; ');
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await page.text())![1];
+      const response = await testApp.request('/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
+        body: new URLSearchParams({ _csrf: csrf, email: account, password }).toString(),
+      });
+      const session = response.headers.getSetCookie().find((line) => line.startsWith('shortlink_session='));
+      return { status: response.status, cookie: session?.split(';')[0] };
+    };
+
+    it('account set-password reads the password from stdin (one trailing newline dropped); it signs in', async () => {
+      expect((await signIn(email, 'piped password 1')).status).toBe(401);
+
+      const result = await shortlink(['account', 'set-password', email], {}, 'piped password 1\n');
+
+      expect(result.stderr).toBe('');
+      expect(result.status).toBe(0);
+      expect(result.stdout).toBe(`Password set for ${email}\n`);
+      expect(result.stdout).not.toContain('piped password 1');
+      expect((await signIn(email, 'piped password 1')).status).toBe(303);
+      expect((await signIn(email, 'piped password 1\n')).status).toBe(401);
+    });
+
+    it('account set-password ends the account’s dashboard sessions', async () => {
+      await shortlink(['account', 'set-password', email], {}, 'piped password 2');
+      const { cookie } = await signIn(email, 'piped password 2');
+      expect((await testApp.request('/dashboard', { headers: { cookie: cookie! } })).status).toBe(200);
+
+      expect((await shortlink(['account', 'set-password', email], {}, 'piped password 3')).status).toBe(0);
+
+      const after = await testApp.request('/dashboard', { headers: { cookie: cookie! } });
+      expect(after.status).toBe(303);
+      expect(after.headers.get('location')).toBe('/login?next=%2Fdashboard');
+    });
+
+    it('account set-password refuses a short password or an unknown account, changing nothing', async () => {
+      await shortlink(['account', 'set-password', email], {}, 'piped password 4');
+
+      const short = await shortlink(['account', 'set-password', email], {}, 'short');
+      const unknown = await shortlink(['account', 'set-password', 'nobody@example.test'], {}, 'long enough password');
+
+      expect(short.status).toBe(1);
+      expect(short.stdout).toBe('');
+      expect(short.stderr.trim()).toBe('shortlink: Use at least 8 characters.');
+      expect(unknown.status).toBe(1);
+      expect(unknown.stderr.trim()).toBe('shortlink: No account for nobody@example.test');
+      expect((await signIn(email, 'piped password 4')).status).toBe(303);
     });
 
     it('refuses to revoke an unknown token id', async () => {

@@ -2,13 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { hashSessionId } from '../src/dashboard/sessions.service.js';
-import { createAccountWithToken } from './support/factories.js';
+import { createAccountWithToken, newClient } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 /** A browser's cookie jar and CSRF handling, over plain fetch. */
 class Browser {
   readonly cookies = new Map<string, string>();
-  constructor(private readonly testApp: TestApp) {}
+  /** `extraHeaders`: e.g. `newClient()`, a client address of its own for the rate limits. */
+  constructor(
+    private readonly testApp: TestApp,
+    private readonly extraHeaders: Record<string, string> = {},
+  ) {}
 
   async get(path: string): Promise<Response> {
     return this.keep(await this.testApp.request(path, { headers: this.headers(), redirect: 'manual' }));
@@ -44,7 +48,8 @@ class Browser {
   }
 
   private headers(): Record<string, string> {
-    return this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {};
+    const cookie = this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {};
+    return { ...this.extraHeaders, ...cookie };
   }
 
   private keep(response: Response): Response {
@@ -205,11 +210,18 @@ describe('Account dashboard', () => {
     const other = await signUp(testApp);
     const csrf = await other.csrfFrom('/dashboard');
 
-    expect((await other.get(`/dashboard/links/${code}`)).status).toBe(404);
+    const notFound = await other.get(`/dashboard/links/${code}`);
+    expect(notFound.status).toBe(404);
+    // Still signed in on the error page: its header signs out with the page's own CSRF token.
+    const errorPage = await notFound.text();
+    expect(errorPage).toContain('>Sign out</button>');
+    const errorCsrf = /name="_csrf" value="([^"]+)"/.exec(errorPage)?.[1] ?? '';
     expect((await other.post(`/dashboard/links/${code}`, { url: 'https://evil.example/' }, csrf)).status).toBe(404);
     await other.post(`/dashboard/links/${code}/delete`, {}, csrf);
     const still = await testApp.request(`/api/links/${code}`, { headers: owner.bearer });
     expect(((await still.json()) as { url: string }).url).toBe('https://example.com/mine');
+    expect((await other.post('/logout', {}, errorCsrf)).status).toBe(303);
+    expect((await other.get('/dashboard')).status).toBe(303);
   });
 
   it('creates a link with the same rules and errors as the API, keeping the input', async () => {
@@ -229,6 +241,24 @@ describe('Account dashboard', () => {
       custom_code: 'x'.repeat(10_000),
     });
     expect(long.status).toBe(400);
+  });
+
+  it('shows a new link’s page with an empty 30-day chart, its table and no referrers yet', async () => {
+    const browser = await signUp(testApp);
+    const created = await browser.post('/dashboard', { url: 'https://example.com/quiet' });
+    const code = new URL(created.headers.get('location')!, 'http://x').searchParams.get('created')!;
+
+    const page = await browser.get(`/dashboard/links/${code}`);
+
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const today = new Date().toISOString().slice(0, 10);
+    expect(html).toMatch(new RegExp(`role="img" aria-label="No clicks from \\d{4}-\\d{2}-\\d{2} to ${today}\\."`));
+    expect(html.match(/<rect /g)).toHaveLength(30);
+    expect(html.match(/<tr><td><time datetime=/g)).toHaveLength(30);
+    expect(html).toContain('No clicks in the last 30 days yet.');
+    // Laid out with SVG attributes: no inline style or script for the CSP to block.
+    expect(html).not.toMatch(/<script(?![^>]*src=)|style="/);
   });
 
   it('deletes a link twice without an error (a double-submitted form)', async () => {
@@ -344,7 +374,8 @@ describe('Account dashboard limits', () => {
   let testApp: TestApp;
 
   beforeAll(async () => {
-    testApp = await startTestApp({ SIGNUP: 'closed' });
+    // TRUST_PROXY: each test's client gets an address of its own (X-Forwarded-For, see newClient()).
+    testApp = await startTestApp({ SIGNUP: 'closed', TRUST_PROXY: 'true' });
   });
   afterAll(() => testApp.close());
 
@@ -370,5 +401,28 @@ describe('Account dashboard limits', () => {
     const blocked = await visitor.post('/login', { email, password: PASSWORD }, csrf);
     expect(blocked.status).toBe(429);
     expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it('limits sign-in attempts per client IP to 10 in 15 minutes, whatever the emails; other IPs go on', async () => {
+    const email = newEmail();
+    await testApp.app
+      .get(AccountsService)
+      .setPasswordByEmail((await testApp.app.get(AccountsService).create(email)).email, PASSWORD);
+    const guesser = new Browser(testApp, newClient());
+    const csrf = await guesser.csrfFrom('/login');
+
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const guess = await guesser.post('/login', { email: newEmail(), password: 'wrong password' }, csrf);
+      expect(guess.status).toBe(401);
+    }
+    const blocked = await guesser.post('/login', { email, password: PASSWORD }, csrf);
+    expect(blocked.status).toBe(429);
+    expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await blocked.text()).toContain('Too many sign-in attempts');
+    expect(blocked.headers.getSetCookie().some((line) => line.startsWith('shortlink_session='))).toBe(false);
+
+    const someoneElse = new Browser(testApp, newClient());
+    const signedIn = await someoneElse.post('/login', { email, password: PASSWORD });
+    expect(signedIn.status).toBe(303);
   });
 });

@@ -8,12 +8,16 @@ import { Public } from '../auth/auth.decorators.js';
 import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
 import { TokensService } from '../auth/tokens.service.js';
 import { ApiError } from '../common/errors/api-error.js';
+import { ClicksService } from '../clicks/clicks.service.js';
+import { DEFAULT_CLICK_DAYS } from '../clicks/dto/link-clicks.dto.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { LinksService } from '../links/links.service.js';
 import { AnonymousCreation } from '../rate-limit/rate-limit.decorators.js';
+import { clickChart } from './click-chart.js';
 import { csrfValid } from './dashboard.plugins.js';
 import { PageErrorFilter, PageError } from './page-error.filter.js';
+import { safeNext } from './safe-next.js';
 import { SESSION_COOKIE, SessionsService, type ActiveSession } from './sessions.service.js';
 
 type Form = Record<string, string | string[] | undefined>;
@@ -36,15 +40,6 @@ function fieldList(form: Form | undefined, name: string): string[] {
   return value === undefined ? [] : Array.isArray(value) ? value : [value];
 }
 
-/** `?next=` only ever leads to a path on this site: `/x`, never `//evil` or `/\evil`. */
-export function safeNext(next: unknown): string {
-  if (typeof next !== 'string' || next.length > 2000) return '/dashboard';
-  // Control characters and backslashes are refused outright: browsers read `/\evil` as `//evil`.
-  const unsafe = [...next].some((character) => character < ' ' || character === '\\');
-  if (!/^\/(?![/\\])/.test(next) || unsafe) return '/dashboard';
-  return next;
-}
-
 /** The dashboard's pages: HTML for people, on the same services as the JSON API. */
 @ApiExcludeController()
 @Controller()
@@ -58,6 +53,7 @@ export class DashboardController {
     private readonly sessions: SessionsService,
     private readonly links: LinksService,
     private readonly tokens: TokensService,
+    private readonly clicks: ClicksService,
     @InjectThrottlerStorage() private readonly limits: ThrottlerStorage,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     adapterHost: HttpAdapterHost,
@@ -211,7 +207,7 @@ export class DashboardController {
     const session = await this.requireSession(request, reply);
     if (!session) return reply;
     const link = await this.links.get(this.caller(session), code);
-    return this.render(reply, 'link', { session, link, form: { url: link.url }, errors: {} });
+    return this.renderLink(reply, session, link, { form: { url: link.url }, errors: {} });
   }
 
   @Post('/dashboard/links/:code')
@@ -227,7 +223,7 @@ export class DashboardController {
     } catch (error) {
       if (error instanceof ApiError && error.errorName === 'not_found') throw error;
       const link = await this.links.get(caller, code);
-      return this.render(reply, 'link', { session, link, form: { url }, errors: this.linkErrors(error) }, 400);
+      return this.renderLink(reply, session, link, { form: { url }, errors: this.linkErrors(error) }, 400);
     }
   }
 
@@ -436,6 +432,23 @@ export class DashboardController {
         created: typeof query.created === 'string' ? query.created : undefined,
         deleted: query.deleted === '1',
       },
+      status,
+    );
+  }
+
+  private async renderLink(
+    reply: FastifyReply,
+    session: ActiveSession,
+    link: { code: string },
+    data: { form: Form; errors: Errors },
+    status = 200,
+  ) {
+    const clicks = await this.clicks.linkClicks(session.accountId, link.code, DEFAULT_CLICK_DAYS);
+    const query = reply.request.query as Record<string, unknown>;
+    return this.render(
+      reply,
+      'link',
+      { ...data, session, link, clicks, chart: clickChart(clicks.days), saved: query.saved === '1' },
       status,
     );
   }

@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import { TokensModule } from '../auth/tokens.module.js';
+import { ClicksModule } from '../clicks/clicks.module.js';
 import { LinksModule } from '../links/links.module.js';
 import { DashboardController } from './dashboard.controller.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 
 @Module({
-  imports: [AccountsModule, TokensModule, LinksModule],
+  imports: [AccountsModule, TokensModule, LinksModule, ClicksModule],
   controllers: [DashboardController],
   providers: [SessionsRepository, SessionsService],
 })

@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { logServerFault } from '../common/errors/problem-details.filter.js';
 import { toProblem } from '../common/errors/problem.js';
+import { SESSION_COOKIE, SessionsService, type ActiveSession } from './sessions.service.js';
 
 /** An error page a person should see, with its status. */
 export class PageError extends HttpException {
@@ -26,6 +27,8 @@ const TITLES: Record<number, string> = {
 export class PageErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
+  constructor(private readonly sessions: SessionsService) {}
+
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
     let status: number;
@@ -41,11 +44,14 @@ export class PageErrorFilter implements ExceptionFilter {
       if (problem.status === 404) message = 'There is no such link or page in your account.';
     }
     try {
+      // A signed-in person keeps the signed-in header (and a working Sign out) on an error page.
+      const session = await this.sessionOf(host.switchToHttp().getRequest<FastifyRequest>());
       const html = await reply.viewAsync('error.eta', {
         status,
         title: TITLES[status] ?? (status >= 500 ? 'Something went wrong' : 'That did not work'),
         message,
-        csrfToken: '',
+        session,
+        csrfToken: session ? reply.generateCsrf() : '',
       });
       void reply
         .status(status)
@@ -55,6 +61,15 @@ export class PageErrorFilter implements ExceptionFilter {
     } catch (error) {
       logServerFault(error, reply, this.logger);
       void reply.status(status).type('text/plain; charset=utf-8').send(message);
+    }
+  }
+
+  /** The visitor's session, or null: also when the database is what failed (the page still shows). */
+  private async sessionOf(request: FastifyRequest): Promise<ActiveSession | null> {
+    try {
+      return await this.sessions.resolve(request.cookies?.[SESSION_COOKIE]);
+    } catch {
+      return null;
     }
   }
 }

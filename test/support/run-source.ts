@@ -29,11 +29,16 @@ export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
  * Starts a TypeScript entry point (e.g. `src/main.ts`) as a real Node process, compiled on the
  * fly by SWC like under Jest: no `npm run build` needed, and always the current sources.
  */
-export function spawnSource(entry: string, args: string[] = [], env: Record<string, string> = {}): ChildProcess {
+export function spawnSource(
+  entry: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+  stdin: 'ignore' | 'pipe' = 'ignore',
+): ChildProcess {
   return spawn(process.execPath, ['--import', REGISTER, entry, ...args], {
     cwd: PROJECT_ROOT,
     env: childEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [stdin, 'pipe', 'pipe'],
   });
 }
 
@@ -49,11 +54,14 @@ export function completion(child: ChildProcess): Promise<ProcessResult> {
   });
 }
 
-/** Runs a TypeScript entry point to completion. */
+/** Runs a TypeScript entry point to completion, with `input` (when given) as all of its stdin. */
 export function runSource(
   entry: string,
   args: string[] = [],
   env: Record<string, string> = {},
+  input?: string,
 ): Promise<ProcessResult> {
-  return completion(spawnSource(entry, args, env));
+  const child = spawnSource(entry, args, env, input === undefined ? 'ignore' : 'pipe');
+  child.stdin?.end(input);
+  return completion(child);
 }

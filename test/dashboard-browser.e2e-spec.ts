@@ -1,0 +1,325 @@
+// The dashboard as a person uses it: Chromium (Debian's, through playwright-core) signs up,
+// makes links and tokens, with script on and off, by mouse and by keyboard; axe-core checks
+// every page at desktop and phone sizes, and the run leaves screenshots in .cache/screenshots/.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import { ClickCounter } from '../src/clicks/click-counter.js';
+import { PrismaService } from '../src/database/prisma.service.js';
+import { launchChromium } from './support/chromium.js';
+import { PROJECT_ROOT } from './support/run-source.js';
+import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
+
+const PASSWORD = 'correct horse battery';
+const NEW_PASSWORD = 'a brand new password';
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+const SCREENSHOTS = join(PROJECT_ROOT, '.cache', 'screenshots');
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+const newEmail = () => `b-${randomBytes(4).toString('hex')}@example.test`;
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+describe('Account dashboard in a browser', () => {
+  let testApp: TestApp;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  /** A fresh browser profile on the test app. */
+  async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
+    const context = await browser.newContext({ baseURL: testApp.baseUrl, viewport: DESKTOP, ...options });
+    contexts.push(context);
+    return context.newPage();
+  }
+
+  /**
+   * Opens a short URL in the browser as a visitor coming from `referer`; returns the service's
+   * answer (status and Location). The browser cannot follow the redirect to the (offline) target:
+   * Playwright routes only the first URL of a redirect chain, so the route answers in its place.
+   */
+  async function follow(code: string, referer: string): Promise<{ status: number; location?: string }> {
+    const page = await newPage();
+    let answer: { status: number; location?: string } | undefined;
+    await page.route(`**/${code}`, async (route) => {
+      const response = await route.fetch({ maxRedirects: 0 });
+      answer = { status: response.status(), location: response.headers().location };
+      await route.fulfill({ status: 200, contentType: 'text/html', body: '<title>followed</title>' });
+    });
+    await page.goto(`/${code}`, { referer });
+    await testApp.app.get(ClickCounter).flush();
+    return answer!;
+  }
+
+  /**
+   * Four weeks of clicks before today, written as the click flush writes them, so the link page
+   * (and its screenshot) shows a chart and referrers as a link in use has them.
+   */
+  async function seedHistory(code: string): Promise<void> {
+    const prisma = testApp.app.get(PrismaService);
+    const dayBefore = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+    const hosts = ['news.example', '(direct)', 'social.example', 'blog.example'];
+    const days = Array.from({ length: 29 }, (_, i) => ({ day: dayBefore(29 - i), clicks: 4 + ((i * 7) % 11) + i }));
+    await prisma.linkDailyClicks.createMany({ data: days.map((day) => ({ code, ...day })) });
+    await prisma.linkDailyReferrer.createMany({
+      data: days.flatMap(({ day, clicks }) =>
+        hosts.map((host, rank) => ({ code, day, host, clicks: Math.max(1, Math.floor(clicks / (rank + 2))) })),
+      ),
+    });
+    const total = days.reduce((sum, day) => sum + day.clicks, 0);
+    await prisma.link.update({ where: { code }, data: { clicks: { increment: total } } });
+  }
+
+  async function signUp(page: Page, email = newEmail()): Promise<string> {
+    await page.goto('/signup');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.waitForURL('**/dashboard');
+    return email;
+  }
+
+  /** Creates a link from the links page; returns its code. */
+  async function createLink(page: Page, url: string): Promise<string> {
+    await page.getByLabel('URL').fill(url);
+    await page.getByRole('button', { name: 'Create link' }).click();
+    await page.waitForURL('**/dashboard?created=*');
+    return new URL(page.url()).searchParams.get('created')!;
+  }
+
+  beforeAll(async () => {
+    testApp = await startTestApp({ RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000' });
+    browser = await launchChromium();
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await testApp?.close();
+  });
+
+  it('goes from sign-up through links, clicks and tokens to sign-out', async () => {
+    const page = await newPage();
+    await signUp(page);
+    await expect(page.getByText('No links yet').isVisible()).resolves.toBe(true);
+
+    const code = await createLink(page, 'https://example.com/journey');
+    const shortUrl = `${TEST_SHORT_BASE_URL}/${code}`;
+    await expect(page.getByRole('link', { name: shortUrl }).isVisible()).resolves.toBe(true);
+
+    expect(await follow(code, 'https://news.example/story')).toEqual({
+      status: 302,
+      location: 'https://example.com/journey',
+    });
+
+    await page.getByRole('link', { name: shortUrl }).click();
+    await page.waitForURL(`**/dashboard/links/${code}`);
+    await expect(page.getByText('1 click in total').isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('img', { name: /^1 click from .* with 1 click\.$/ }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('cell', { name: 'news.example' }).isVisible()).resolves.toBe(true);
+    // The per-day table is the chart's text alternative: today's row holds the click.
+    await page.getByText('Show the numbers as a table').click();
+    const today = new Date().toISOString().slice(0, 10);
+    await expect(page.getByRole('row', { name: `${today} 1` }).isVisible()).resolves.toBe(true);
+
+    await page.getByRole('link', { name: 'API tokens' }).click();
+    await page.getByLabel('Name').fill('journey script');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = (await page.getByLabel('New token', { exact: true }).textContent())!.trim();
+    expect(token).toMatch(/^\S{20,}$/);
+    // Shown once: the list afterwards has only its prefix.
+    await page.goto('/dashboard/tokens');
+    expect(await page.content()).not.toContain(token);
+
+    const viaApi = await testApp.request('/api/links', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      json: { url: 'https://example.com/from-the-api' },
+    });
+    expect(viaApi.status).toBe(201);
+    await page.goto('/dashboard');
+    await expect(page.getByText('https://example.com/from-the-api').isVisible()).resolves.toBe(true);
+
+    await page.goto('/dashboard/tokens');
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Revoke journey script' }).click();
+    await page.waitForURL('**/dashboard/tokens?revoked=1');
+    const afterRevoke = await testApp.request('/api/links', { headers: { authorization: `Bearer ${token}` } });
+    expect(afterRevoke.status).toBe(401);
+
+    await page.getByRole('link', { name: 'Account' }).click();
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await page.getByLabel('New password').fill(NEW_PASSWORD);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect(page.getByText('Password changed.').isVisible()).resolves.toBe(true);
+
+    await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+    await page.waitForURL('**/login');
+    await page.goto('/dashboard/tokens');
+    expect(new URL(page.url()).pathname).toBe('/login');
+    expect(new URL(page.url()).searchParams.get('next')).toBe('/dashboard/tokens');
+  });
+
+  it('works with JavaScript turned off: sign up, create, delete and revoke after confirming, sign out', async () => {
+    const page = await newPage({ javaScriptEnabled: false });
+    await signUp(page);
+
+    const code = await createLink(page, 'https://example.com/no-script');
+    // The disclosure that stands in for the dialog is reached by keyboard like any control.
+    expect(await tabThrough(page, `/dashboard/links/${code}`)).toEqual({
+      path: `/dashboard/links/${code}`,
+      unexpected: [],
+      unreached: [],
+      unringed: [],
+    });
+    await page.goto(`/dashboard/links/${code}`);
+    // No script, no dialog: the disclosure is the confirmation, its Delete button hidden until opened.
+    const deleteButton = page.getByRole('button', { name: 'Delete', exact: true });
+    await expect(deleteButton.isVisible()).resolves.toBe(false);
+    await page.getByText(`Delete ${TEST_SHORT_BASE_URL}/${code}…`).click();
+    await deleteButton.click();
+    await page.waitForURL('**/dashboard?deleted=1');
+    await expect(page.getByText('Link deleted.').isVisible()).resolves.toBe(true);
+    expect((await testApp.request(`/${code}`)).status).toBe(404);
+
+    // Revoking a token asks first too: the disclosure, then the button inside it.
+    await page.goto('/dashboard/tokens');
+    await page.getByLabel('Name').fill('no-script token');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const revoke = page.getByRole('button', { name: 'Revoke no-script token' });
+    await expect(revoke.isVisible()).resolves.toBe(false);
+    await page.getByText('Revoke…').click();
+    await revoke.click();
+    await page.waitForURL('**/dashboard/tokens?revoked=1');
+    await expect(page.getByRole('cell', { name: /^revoked \d{4}-\d{2}-\d{2}$/ }).isVisible()).resolves.toBe(true);
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL('**/login');
+    await page.goto('/dashboard');
+    expect(new URL(page.url()).pathname).toBe('/login');
+  });
+
+  /**
+   * Presses Tab through `path`: the controls it reached that the page does not list, the visible
+   * controls it never reached, and those that had no focus ring of 2px or more.
+   */
+  async function tabThrough(page: Page, path: string) {
+    await page.goto(path);
+    // Both callbacks run in the page, so each names an element itself (same rule: tag and text).
+    const controls = await page.$$eval(
+      'a[href], button, input:not([type="hidden"]), summary, select, textarea',
+      (elements) =>
+        elements
+          .filter((element) => element.checkVisibility())
+          .map((e) => `${e.tagName.toLowerCase()} "${e.textContent?.trim().slice(0, 30) || e.getAttribute('name')}"`),
+    );
+    const reached: string[] = [];
+    const unringed: string[] = [];
+    for (let step = 0; step < controls.length + 3; step++) {
+      await page.keyboard.press('Tab');
+      const focused = await page.evaluate(() => {
+        const e = document.activeElement;
+        if (!e || e === document.body) return null;
+        const style = getComputedStyle(e);
+        return {
+          name: `${e.tagName.toLowerCase()} "${e.textContent?.trim().slice(0, 30) || e.getAttribute('name')}"`,
+          ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
+        };
+      });
+      if (!focused) continue;
+      if (!reached.includes(focused.name)) reached.push(focused.name);
+      if (!focused.ring && !unringed.includes(focused.name)) unringed.push(focused.name);
+    }
+    return {
+      path,
+      unexpected: reached.filter((name) => !controls.includes(name)),
+      unreached: controls.filter((name) => !reached.includes(name)),
+      unringed,
+    };
+  }
+
+  it('reaches every control with Tab, each with a visible focus ring', async () => {
+    const none = (path: string) => ({ path, unexpected: [], unreached: [], unringed: [] });
+    const page = await newPage();
+    for (const path of ['/', '/login', '/signup']) {
+      expect(await tabThrough(page, path)).toEqual(none(path));
+    }
+    await signUp(page);
+    const code = await createLink(page, 'https://example.com/keyboard');
+    for (const path of ['/dashboard', `/dashboard/links/${code}`, '/dashboard/tokens', '/account']) {
+      expect(await tabThrough(page, path)).toEqual(none(path));
+    }
+  });
+
+  describe.each([
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ])('every page at %s size', (size, viewport) => {
+    it('has no serious or critical axe-core violations, and leaves screenshots', async () => {
+      // The CSP (rightly) refuses inline script; axe is injected as one, so only this context bypasses it.
+      const page = await newPage({ viewport, bypassCSP: true });
+      const found: Record<string, string[]> = {};
+      const check = async (name: string) => {
+        await page.addScriptTag({ content: AXE_SOURCE });
+        const { violations, passes } = await page.evaluate(async () => {
+          const axe = (
+            globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[]; passes: unknown[] }> } }
+          ).axe;
+          const results = await axe.run();
+          return { violations: results.violations, passes: results.passes.length };
+        });
+        // A run that checked nothing would pass silently.
+        expect(passes).toBeGreaterThan(10);
+        const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+        found[name] = bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
+        await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size}.png`), fullPage: true });
+      };
+
+      await page.goto('/');
+      await check('front');
+      await page.getByLabel('URL').fill('https://example.com/anonymous');
+      await page.getByRole('button', { name: 'Shorten' }).click();
+      await check('front-shortened');
+      await page.goto('/login');
+      await check('login');
+      await page.getByLabel('Email').fill(newEmail());
+      await page.getByLabel('Password').fill('wrong password');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await check('login-refused');
+      await page.goto('/signup');
+      await page.getByLabel('Email').fill('not an email');
+      await page.getByRole('button', { name: 'Sign up' }).click();
+      await check('signup-refused');
+
+      await signUp(page);
+      await check('links-empty');
+      const code = await createLink(page, `https://example.com/${'a-rather-long-path/'.repeat(6)}`);
+      await createLink(page, 'https://example.com/docs');
+      await page.getByLabel('URL').fill('ftp://example.com/');
+      await page.getByRole('button', { name: 'Create link' }).click();
+      await check('links');
+      await follow(code, 'https://news.example/');
+      await seedHistory(code);
+      await page.goto(`/dashboard/links/${code}`);
+      await check('link');
+      await page.goto('/dashboard/tokens');
+      await check('tokens-empty');
+      await page.getByLabel('Name').fill('deploy script');
+      await page.getByRole('button', { name: 'Create token' }).click();
+      await check('tokens');
+      await page.goto('/account');
+      await check('account');
+      await page.goto('/dashboard/links/no-such-code');
+      await check('not-found');
+
+      expect(found).toEqual(Object.fromEntries(Object.keys(found).map((name) => [name, []])));
+    });
+  });
+});
