@@ -1,3 +1,4 @@
+/// <reference lib="dom" />
 // The dashboard as a person uses it: Chromium (Debian's, through playwright-core) signs up,
 // makes links and tokens, with script on and off, by mouse and by keyboard; axe-core checks
 // every page at desktop and phone sizes, and the run leaves screenshots in .cache/screenshots/.

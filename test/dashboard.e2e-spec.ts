@@ -48,7 +48,9 @@ class Browser {
   }
 
   private headers(): Record<string, string> {
-    const cookie = this.cookies.size ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') } : {};
+    const cookie: Record<string, string> = this.cookies.size
+      ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') }
+      : {};
     return { ...this.extraHeaders, ...cookie };
   }
 
