@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 // The dashboard as a person uses it: Chromium (Debian's, through playwright-core) signs up,
 // makes links and tokens, with script on and off, by mouse and by keyboard; axe-core checks
 // every page at desktop and phone sizes, and the run leaves screenshots in .cache/screenshots/.
@@ -12,6 +11,16 @@ import { PrismaService } from '../src/database/prisma.service.js';
 import { launchChromium } from './support/chromium.js';
 import { PROJECT_ROOT } from './support/run-source.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
+
+// The page's globals that the keyboard walk reads inside page.evaluate(): this project compiles
+// without the DOM library, so they are declared as far as they are used.
+interface PageElement {
+  tagName: string;
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+}
+declare const document: { activeElement: PageElement | null; body: PageElement };
+declare function getComputedStyle(element: PageElement): { outlineStyle: string; outlineWidth: string };
 
 const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a brand new password';
