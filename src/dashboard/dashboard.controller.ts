@@ -12,9 +12,13 @@ import { ClicksService } from '../clicks/clicks.service.js';
 import { DEFAULT_CLICK_DAYS } from '../clicks/dto/link-clicks.dto.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
+import { MAX_SEARCH_LENGTH } from '../links/dto/list-links-query.dto.js';
+import type { LinkDto } from '../links/dto/link.dto.js';
 import { LinksService } from '../links/links.service.js';
+import { qrCodeSvg } from '../links/qr-code.js';
 import { AnonymousCreation } from '../rate-limit/rate-limit.decorators.js';
 import { clickChart } from './click-chart.js';
+import { expiryForForm, expiryFromForm } from './expiry-field.js';
 import { csrfValid } from './dashboard.plugins.js';
 import { PageErrorFilter, PageError } from './page-error.filter.js';
 import { safeNext } from './safe-next.js';
@@ -185,10 +189,12 @@ export class DashboardController {
     const form = request.body as Form;
     const url = field(form, 'url');
     const customCode = field(form, 'custom_code', 1000).trim();
+    const expiresAt = field(form, 'expires_at', 100);
     try {
       const link = await this.links.create(this.caller(session), {
         url,
         custom_code: customCode === '' ? undefined : customCode,
+        expires_at: expiryFromForm(expiresAt),
       });
       return reply.redirect(`/dashboard?created=${encodeURIComponent(link.code)}`, 303);
     } catch (error) {
@@ -196,7 +202,7 @@ export class DashboardController {
         reply,
         session,
         1,
-        { form: { url, custom_code: customCode }, errors: this.linkErrors(error) },
+        { form: { url, custom_code: customCode, expires_at: expiresAt }, errors: this.linkErrors(error) },
         400,
       );
     }
@@ -207,7 +213,22 @@ export class DashboardController {
     const session = await this.requireSession(request, reply);
     if (!session) return reply;
     const link = await this.links.get(this.caller(session), code);
-    return this.renderLink(reply, session, link, { form: { url: link.url }, errors: {} });
+    return this.renderLink(reply, session, link, {
+      form: { url: link.url, expires_at: expiryForForm(link.expires_at) },
+      errors: {},
+    });
+  }
+
+  /** The link's QR code as an SVG file to download (the link page shows it inline). */
+  @Get('/dashboard/links/:code/qr.svg')
+  async linkQrCode(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('code') code: string) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    const svg = await this.links.qrCode(this.caller(session), code);
+    return reply
+      .header('Content-Type', 'image/svg+xml; charset=utf-8')
+      .header('Content-Disposition', `attachment; filename="${code}-qr.svg"`)
+      .send(svg);
   }
 
   @Post('/dashboard/links/:code')
@@ -215,15 +236,24 @@ export class DashboardController {
     const session = await this.requireSession(request, reply);
     if (!session) return reply;
     this.checkCsrf(request);
-    const url = field(request.body as Form, 'url');
+    const form = request.body as Form;
+    const url = field(form, 'url');
+    const expiresAt = field(form, 'expires_at', 100);
     const caller = this.caller(session);
     try {
-      await this.links.updateUrl(caller, code, url);
+      const current = await this.links.get(caller, code);
+      await this.links.update(caller, code, { url, expires_at: expiryFromForm(expiresAt, current.expires_at) });
       return reply.redirect(`/dashboard/links/${encodeURIComponent(code)}?saved=1`, 303);
     } catch (error) {
       if (error instanceof ApiError && error.errorName === 'not_found') throw error;
       const link = await this.links.get(caller, code);
-      return this.renderLink(reply, session, link, { form: { url }, errors: this.linkErrors(error) }, 400);
+      return this.renderLink(
+        reply,
+        session,
+        link,
+        { form: { url, expires_at: expiresAt }, errors: this.linkErrors(error) },
+        400,
+      );
     }
   }
 
@@ -403,6 +433,9 @@ export class DashboardController {
       return { custom_code: error.detail.replace(/^custom_code /, 'The custom code ') + '.' };
     }
     if (error.errorName === 'code_taken') return { custom_code: `${error.detail}. Choose another one.` };
+    if (error.errorName === 'validation_failed' && error.fieldErrors?.some((e) => e.field === 'expires_at')) {
+      return { expires_at: `${error.detail.replace(/^expires_at /, 'The expiry ')}.` };
+    }
     throw error;
   }
 
@@ -415,11 +448,16 @@ export class DashboardController {
   ) {
     const request = reply.request;
     const pageNumber = typeof page === 'string' && /^\d{1,6}$/.test(page) ? Math.max(1, Number(page)) : 1;
+    const query = request.query as Record<string, unknown>;
+    // The search box: the API's `q` rules; anything else is said next to the box, not searched.
+    const q = typeof query.q === 'string' ? query.q.trim() : '';
+    const searchError = q.length > MAX_SEARCH_LENGTH ? `Search for at most ${MAX_SEARCH_LENGTH} characters.` : undefined;
+    const search = q !== '' && !searchError ? q : undefined;
     const list = await this.links.list(this.caller(session), {
       limit: PAGE_SIZE,
       offset: (pageNumber - 1) * PAGE_SIZE,
+      q: search,
     });
-    const query = request.query as Record<string, unknown>;
     return this.render(
       reply,
       'dashboard',
@@ -429,6 +467,11 @@ export class DashboardController {
         list,
         page: pageNumber,
         pages: Math.max(1, Math.ceil(list.total / PAGE_SIZE)),
+        q,
+        search,
+        searchError,
+        pageQuery: search ? `&q=${encodeURIComponent(search)}` : '',
+        now: Date.now(),
         created: typeof query.created === 'string' ? query.created : undefined,
         deleted: query.deleted === '1',
       },
@@ -439,7 +482,7 @@ export class DashboardController {
   private async renderLink(
     reply: FastifyReply,
     session: ActiveSession,
-    link: { code: string },
+    link: LinkDto,
     data: { form: Form; errors: Errors },
     status = 200,
   ) {
@@ -448,7 +491,16 @@ export class DashboardController {
     return this.render(
       reply,
       'link',
-      { ...data, session, link, clicks, chart: clickChart(clicks.days), saved: query.saved === '1' },
+      {
+        ...data,
+        session,
+        link,
+        clicks,
+        chart: clickChart(clicks.days),
+        qr: await qrCodeSvg(link.short_url),
+        expired: link.expires_at !== null && Date.parse(link.expires_at) <= Date.now(),
+        saved: query.saved === '1',
+      },
       status,
     );
   }

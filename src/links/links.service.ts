@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import QRCode from 'qrcode';
 import type { Caller } from '../auth/auth.decorators.js';
 import { LoggedClicks } from '../clicks/logged-clicks.js';
 import { ApiError } from '../common/errors/api-error.js';
@@ -15,6 +14,7 @@ import { LinkCache } from './link-cache.js';
 import { LinksRepository, type LinkRecord } from './links.repository.js';
 import { couldBeCode, customCodeProblem, generateCode } from './short-code.js';
 import { parseExpiresAt } from './link-expiry.js';
+import { qrCodeSvg } from './qr-code.js';
 import { normalizeTargetUrl } from './target-url.js';
 
 /** A bulk item's failure as a problem; anything else is a fault, not the item's doing. */
@@ -213,7 +213,7 @@ export class LinksService {
   /** The link's short URL as a QR code, an SVG document. */
   async qrCode(caller: Caller, code: string): Promise<string> {
     const link = await this.get(caller, code);
-    return QRCode.toString(link.short_url, { type: 'svg', errorCorrectionLevel: 'M', margin: 4 });
+    return qrCodeSvg(link.short_url);
   }
 
   async remove(caller: Caller, code: string): Promise<void> {
