@@ -3,7 +3,8 @@ import { AccountsService } from '../src/accounts/accounts.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { hashSessionId } from '../src/dashboard/sessions.service.js';
 import { createAccountWithToken, newClient } from './support/factories.js';
-import { startTestApp, type TestApp } from './support/test-app.js';
+import { qrCodeSvg } from '../src/links/qr-code.js';
+import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 
 /** A browser's cookie jar and CSRF handling, over plain fetch. */
 class Browser {
@@ -272,6 +273,107 @@ describe('Account dashboard', () => {
     expect((await browser.post(`/dashboard/links/${code}/delete`, {}, csrf)).status).toBe(303);
     expect((await browser.post(`/dashboard/links/${code}/delete`, {}, csrf)).status).toBe(303);
     expect((await browser.get(`/dashboard/links/${code}`)).status).toBe(404);
+  });
+
+  it('searches the links by part of a code or URL, paging through the matches', async () => {
+    const browser = await signUp(testApp);
+    for (const [url, code] of [
+      ['https://example.com/Spring-Sale', 'spring1'],
+      ['https://example.com/summer', 'summer1'],
+      ['https://example.com/50%_off', 'percent1'],
+    ]) {
+      expect((await browser.post('/dashboard', { url, custom_code: code })).status).toBe(303);
+    }
+
+    const found = await (await browser.get('/dashboard?q=SPRING')).text();
+    expect(found).toContain('1 link match “SPRING”');
+    expect(found).toContain('/dashboard/links/spring1');
+    expect(found).not.toContain('/dashboard/links/summer1');
+    expect(found).toContain('value="SPRING"');
+    // % and _ are the characters themselves.
+    const literal = await (await browser.get(`/dashboard?q=${encodeURIComponent('%_')}`)).text();
+    expect(literal).toContain('/dashboard/links/percent1');
+    expect(literal).not.toContain('/dashboard/links/spring1');
+    const none = await (await browser.get('/dashboard?q=autumn')).text();
+    expect(none).toContain('No matches');
+    const tooLong = await browser.get(`/dashboard?q=${'a'.repeat(201)}`);
+    expect(tooLong.status).toBe(200);
+    expect(await tooLong.text()).toContain('Search for at most 200 characters.');
+  });
+
+  it('sets, shows, refuses and clears an expiry (UTC); an expired link can still be edited', async () => {
+    const browser = await signUp(testApp);
+    const past = await browser.post('/dashboard', { url: 'https://example.com/past', expires_at: '2001-01-01T00:00' });
+    expect(past.status).toBe(400);
+    const pastHtml = await past.text();
+    expect(pastHtml).toContain('The expiry must be in the future.');
+    expect(pastHtml).toContain('value="2001-01-01T00:00"');
+
+    const created = await browser.post('/dashboard', {
+      url: 'https://example.com/later',
+      expires_at: '2099-06-01T12:30',
+    });
+    expect(created.status).toBe(303);
+    const code = new URL(created.headers.get('location')!, 'http://x').searchParams.get('created')!;
+    expect(await (await browser.get('/dashboard')).text()).toContain(
+      'expires <time datetime="2099-06-01T12:30:00.000Z">',
+    );
+    const page = await (await browser.get(`/dashboard/links/${code}`)).text();
+    expect(page).toContain('value="2099-06-01T12:30"');
+    expect(page).toContain('2099-06-01 12:30 UTC');
+
+    // Expired since: the page says so, and saving a new target keeps the (past) expiry as it is.
+    await testApp.app.get(PrismaService).link.update({
+      where: { code },
+      data: { expiresAt: new Date('2020-01-01T00:00:00Z') },
+    });
+    const expired = await (await browser.get(`/dashboard/links/${code}`)).text();
+    expect(expired).toContain('This link has expired');
+    expect(await (await browser.get('/dashboard')).text()).toContain('<span class="badge">expired</span>');
+    const retargeted = await browser.post(
+      `/dashboard/links/${code}`,
+      { url: 'https://example.com/retargeted', expires_at: '2020-01-01T00:00' },
+      undefined,
+      `/dashboard/links/${code}`,
+    );
+    expect(retargeted.status).toBe(303);
+    expect(await testApp.app.get(PrismaService).link.findUnique({ where: { code } })).toMatchObject({
+      url: 'https://example.com/retargeted',
+      expiresAt: new Date('2020-01-01T00:00:00Z'),
+    });
+    // Cleared: the link is kept for good, and redirects again.
+    await browser.post(
+      `/dashboard/links/${code}`,
+      { url: 'https://example.com/retargeted', expires_at: '' },
+      undefined,
+      `/dashboard/links/${code}`,
+    );
+    expect(await testApp.app.get(PrismaService).link.findUnique({ where: { code } })).toMatchObject({
+      expiresAt: null,
+    });
+    expect((await testApp.request(`/${code}`)).status).toBe(302);
+  });
+
+  it("shows the link's QR code and offers it as an SVG download, to its owner only", async () => {
+    const browser = await signUp(testApp);
+    const created = await browser.post('/dashboard', {
+      url: 'https://example.com/qr',
+      custom_code: `qr-${randomBytes(3).toString('hex')}`,
+    });
+    const code = new URL(created.headers.get('location')!, 'http://x').searchParams.get('created')!;
+    const expected = await qrCodeSvg(`${TEST_SHORT_BASE_URL}/${code}`);
+
+    const page = await (await browser.get(`/dashboard/links/${code}`)).text();
+    expect(page).toContain(`aria-label="QR code of ${TEST_SHORT_BASE_URL}/${code}"`);
+    expect(page).toContain(expected);
+    const download = await browser.get(`/dashboard/links/${code}/qr.svg`);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('image/svg+xml; charset=utf-8');
+    expect(download.headers.get('content-disposition')).toBe(`attachment; filename="${code}-qr.svg"`);
+    expect(await download.text()).toBe(expected);
+
+    const stranger = await signUp(testApp);
+    expect((await stranger.get(`/dashboard/links/${code}/qr.svg`)).status).toBe(404);
   });
 
   it('ends a session idle for longer than SESSION_TTL_DAYS', async () => {
