@@ -5,6 +5,7 @@ import { PostgresDriver } from './postgres-driver.js';
 import { createDatabaseClient, tuneSqlite } from './prisma-client.factory.js';
 import { PrismaService } from './prisma.service.js';
 import { SqliteBackgroundWriter } from './sqlite-background-writer.js';
+import { SqliteReader } from './sqlite-reader.js';
 
 @Global()
 @Module({
@@ -19,9 +20,10 @@ import { SqliteBackgroundWriter } from './sqlite-background-writer.js';
       },
     },
     SqliteBackgroundWriter,
+    SqliteReader,
     PostgresDriver,
   ],
-  exports: [PrismaService, SqliteBackgroundWriter, PostgresDriver],
+  exports: [PrismaService, SqliteBackgroundWriter, SqliteReader, PostgresDriver],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   private readonly logger = new Logger(DatabaseModule.name);

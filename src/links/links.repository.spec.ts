@@ -4,6 +4,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { PostgresDriver } from '../database/postgres-driver.js';
 import { createDatabaseClient, tuneSqlite, type DatabaseClient } from '../database/prisma-client.factory.js';
 import { SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
+import { SqliteReader } from '../database/sqlite-reader.js';
 import { prepareDatabase } from '../database/startup-migrations.js';
 import { LinksRepository } from './links.repository.js';
 
@@ -15,6 +16,7 @@ describe('LinksRepository on SQLite', () => {
   let database: TestDatabase;
   let prisma: DatabaseClient;
   let writer: SqliteBackgroundWriter;
+  let reader: SqliteReader;
   let sut: LinksRepository;
 
   beforeEach(async () => {
@@ -23,14 +25,17 @@ describe('LinksRepository on SQLite', () => {
     prisma = createDatabaseClient('sqlite', database.url);
     await tuneSqlite(prisma);
     writer = new SqliteBackgroundWriter({ databaseKind: 'sqlite', databaseUrl: database.url } as AppConfig);
+    reader = new SqliteReader({ databaseKind: 'sqlite', databaseUrl: database.url } as AppConfig);
     sut = new LinksRepository(
       prisma,
       writer,
       new PostgresDriver({ databaseKind: 'sqlite', databaseUrl: database.url }),
+      reader,
     );
   });
 
   afterEach(async () => {
+    reader.onApplicationShutdown();
     await writer.onApplicationShutdown();
     await prisma.$disconnect();
     await database.drop();
@@ -81,7 +86,7 @@ describe('LinksRepository on PostgreSQL', () => {
     const config = { databaseKind: 'postgresql', databaseUrl: database.url } as AppConfig;
     postgres = new PostgresDriver(config);
     prisma = createDatabaseClient('postgresql', database.url, postgres.prismaPool);
-    sut = new LinksRepository(prisma, new SqliteBackgroundWriter(config), postgres);
+    sut = new LinksRepository(prisma, new SqliteBackgroundWriter(config), postgres, new SqliteReader(config));
   });
 
   afterEach(() => jest.restoreAllMocks());

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { PostgresDriver } from '../database/postgres-driver.js';
 import { PrismaService } from '../database/prisma.service.js';
+import { SqliteReader } from '../database/sqlite-reader.js';
 import {
   SqliteBackgroundWriter,
   SqliteWriterUnavailableError,
@@ -84,6 +85,7 @@ export class LinksRepository {
     private readonly prisma: PrismaService,
     private readonly sqliteWriter: SqliteBackgroundWriter,
     private readonly postgres: PostgresDriver,
+    private readonly sqliteReader: SqliteReader,
   ) {}
 
   /**
@@ -225,52 +227,50 @@ export class LinksRepository {
   ): Promise<{ links: LinkRecord[]; total: number }> {
     const needle = search === undefined ? undefined : asciiLowerCase(search);
     if (this.postgres.prismaPool) {
-      const pool = this.postgres.prismaPool;
+      // The page and the total in one round trip (the count is an uncorrelated subquery, run
+      // once); past the last page there is no row to carry the total, so it is asked apart.
       const filter = needle === undefined ? '' : 'AND (strpos(lower(code), $2) > 0 OR strpos(lower(url), $2) > 0)';
       const at = needle === undefined ? 2 : 3;
       const params = needle === undefined ? [accountId] : [accountId, needle];
-      const [page, count] = await Promise.all([
-        pool.query<LinkRow>({
-          name: needle === undefined ? 'list-links' : 'search-links',
-          text: `SELECT code, url, account_id, clicks, clicks_through_batch,
-              (extract(epoch FROM created_at) * 1000)::float8, (extract(epoch FROM updated_at) * 1000)::float8,
-              (extract(epoch FROM expires_at) * 1000)::float8
-            FROM links WHERE account_id = $1 ${filter}
-            ORDER BY created_at DESC, code ASC LIMIT $${at} OFFSET $${at + 1}`,
-          values: [...params, limit, offset],
-          rowMode: 'array',
-        }),
-        pool.query<[string]>({
-          name: needle === undefined ? 'count-links' : 'count-search-links',
-          text: `SELECT count(*) FROM links WHERE account_id = $1 ${filter}`,
-          values: params,
-          rowMode: 'array',
-        }),
-      ]);
-      return { links: page.rows.map(toLinkRecord), total: Number(count.rows[0][0]) };
+      const { rows } = await this.postgres.prismaPool.query<[...LinkRow, string]>({
+        name: needle === undefined ? 'list-links' : 'search-links',
+        text: `SELECT code, url, account_id, clicks, clicks_through_batch,
+            (extract(epoch FROM created_at) * 1000)::float8, (extract(epoch FROM updated_at) * 1000)::float8,
+            (extract(epoch FROM expires_at) * 1000)::float8,
+            (SELECT count(*) FROM links WHERE account_id = $1 ${filter})
+          FROM links WHERE account_id = $1 ${filter}
+          ORDER BY created_at DESC, code ASC LIMIT $${at} OFFSET $${at + 1}`,
+        values: [...params, limit, offset],
+        rowMode: 'array',
+      });
+      if (rows.length > 0) {
+        return { links: rows.map((row) => toLinkRecord(row.slice(0, 8) as LinkRow)), total: Number(rows[0][8]) };
+      }
+      const count = await this.postgres.prismaPool.query<[string]>({
+        name: needle === undefined ? 'count-links' : 'count-search-links',
+        text: `SELECT count(*) FROM links WHERE account_id = $1 ${filter}`,
+        values: params,
+        rowMode: 'array',
+      });
+      return { links: [], total: Number(count.rows[0][0]) };
     }
-    // SQLite: the dates as the stored ISO text (CAST keeps the adapter from converting them).
+    // SQLite: synchronous reads on the read-only handle, index range scans of microseconds (the
+    // search looks at every one of the account's links). Dates are the stored ISO text.
     const filter = needle === undefined ? '' : 'AND (instr(lower(code), ?) > 0 OR instr(lower(url), ?) > 0)';
     const params = needle === undefined ? [accountId] : [accountId, needle, needle];
-    const [rows, count] = await Promise.all([
-      this.prisma.$queryRawUnsafe<Array<Record<string, unknown>>>(
-        `SELECT code, url, account_id, clicks, clicks_through_batch, CAST(created_at AS TEXT) AS created_at,
-           CAST(updated_at AS TEXT) AS updated_at, CAST(expires_at AS TEXT) AS expires_at
+    const links = this.sqliteReader
+      .rows<LinkRow>(
+        `SELECT code, url, account_id, clicks, clicks_through_batch, created_at, updated_at, expires_at
          FROM links WHERE account_id = ? ${filter}
          ORDER BY created_at DESC, code ASC LIMIT ? OFFSET ?`,
-        ...params,
-        limit,
-        offset,
-      ),
-      this.prisma.$queryRawUnsafe<Array<{ total: number | bigint }>>(
-        `SELECT count(*) AS total FROM links WHERE account_id = ? ${filter}`,
-        ...params,
-      ),
-    ]);
-    return {
-      links: rows.map((row) => toLinkRecord(Object.values(row) as LinkRow)),
-      total: Number(count[0].total),
-    };
+        [...params, limit, offset],
+      )
+      .map(toLinkRecord);
+    const [[total]] = this.sqliteReader.rows<[number]>(
+      `SELECT count(*) FROM links WHERE account_id = ? ${filter}`,
+      params,
+    );
+    return { links, total };
   }
 
   /**
