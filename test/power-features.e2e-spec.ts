@@ -238,6 +238,7 @@ describe('GET /api/links?q=', () => {
       ['https://example.com/100%/off', 'pct100'],
       ['https://example.com/a_b', 'under1'],
       ['https://example.com/aXb', 'plain1'],
+      ['https://example.com/q?path=a\\b', 'backslash1'],
     ]) {
       expect((await make(url, code)).status).toBe(201);
     }
@@ -251,7 +252,10 @@ describe('GET /api/links?q=', () => {
     expect(codes(await search('summer'))).toEqual(['summer1']);
     expect(codes(await search('shop.EXAMPLE'))).toEqual(['Spring-Sale', 'summer1']);
     const page = await search('example', '&limit=2&offset=1');
-    expect(page).toMatchObject({ total: 5, limit: 2, offset: 1 });
+    expect(page).toMatchObject({ total: 6, limit: 2, offset: 1 });
+    expect(page.data).toHaveLength(2);
+    // Past the last match: no page, the total still counted.
+    expect(await search('example', '&offset=50')).toMatchObject({ data: [], total: 6 });
     expect(page.data).toHaveLength(2);
     expect((await search('nothing-like-this')).total).toBe(0);
   });
@@ -261,6 +265,9 @@ describe('GET /api/links?q=', () => {
     expect(codes(await search('100%/'))).toEqual(['pct100']);
     expect(codes(await search('a_b'))).toEqual(['under1']);
     expect(codes(await search('_'))).toEqual(['under1']);
+    // And the escape character itself.
+    expect(codes(await search('a\\b'))).toEqual(['backslash1']);
+    expect(codes(await search('\\'))).toEqual(['backslash1']);
   });
 
   it.each([

@@ -254,23 +254,34 @@ export class LinksRepository {
       });
       return { links: [], total: Number(count.rows[0][0]) };
     }
-    // SQLite: synchronous reads on the read-only handle, index range scans of microseconds (the
-    // search looks at every one of the account's links). Dates are the stored ISO text.
-    const filter = needle === undefined ? '' : 'AND (instr(lower(code), ?) > 0 OR instr(lower(url), ?) > 0)';
-    const params = needle === undefined ? [accountId] : [accountId, needle, needle];
-    const links = this.sqliteReader
-      .rows<LinkRow>(
-        `SELECT code, url, account_id, clicks, clicks_through_batch, created_at, updated_at, expires_at
-         FROM links WHERE account_id = ? ${filter}
-         ORDER BY created_at DESC, code ASC LIMIT ? OFFSET ?`,
-        [...params, limit, offset],
-      )
-      .map(toLinkRecord);
-    const [[total]] = this.sqliteReader.rows<[number]>(
-      `SELECT count(*) FROM links WHERE account_id = ? ${filter}`,
-      params,
+    // SQLite: synchronous reads on the read-only handle. The list is two index range scans (the
+    // page, then an index-only count). A search looks at every one of the account's links, so it
+    // does so once, the total riding along as a window count; SQLite's LIKE ignores ASCII case,
+    // as asciiLowerCase does, and the pattern escapes % and _.
+    const columns = 'code, url, account_id, clicks, clicks_through_batch, created_at, updated_at, expires_at';
+    const order = 'ORDER BY created_at DESC, code ASC LIMIT ? OFFSET ?';
+    if (search === undefined) {
+      const links = this.sqliteReader
+        .rows<LinkRow>(`SELECT ${columns} FROM links WHERE account_id = ? ${order}`, [accountId, limit, offset])
+        .map(toLinkRecord);
+      const [[total]] = this.sqliteReader.rows<[number]>('SELECT count(*) FROM links WHERE account_id = ?', [accountId]);
+      return { links, total };
+    }
+    const filter = "account_id = ? AND (code LIKE ? ESCAPE '\\' OR url LIKE ? ESCAPE '\\')";
+    const pattern = `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+    const rows = this.sqliteReader.rows<[...LinkRow, number]>(
+      `SELECT ${columns}, count(*) OVER () FROM links WHERE ${filter} ${order}`,
+      [accountId, pattern, pattern, limit, offset],
     );
-    return { links, total };
+    if (rows.length > 0) {
+      return { links: rows.map((row) => toLinkRecord(row.slice(0, 8) as LinkRow)), total: rows[0][8] };
+    }
+    const [[total]] = this.sqliteReader.rows<[number]>(`SELECT count(*) FROM links WHERE ${filter}`, [
+      accountId,
+      pattern,
+      pattern,
+    ]);
+    return { links: [], total };
   }
 
   /**
