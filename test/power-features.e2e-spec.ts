@@ -258,6 +258,10 @@ describe('GET /api/links?q=', () => {
     expect(await search('example', '&offset=50')).toMatchObject({ data: [], total: 6 });
     expect(page.data).toHaveLength(2);
     expect((await search('nothing-like-this')).total).toBe(0);
+    // Stored URLs are ASCII; a non-ASCII query (the Kelvin sign, which PostgreSQL's case folding
+    // would turn into "k") finds nothing on either database.
+    expect((await search('caf\u00e9')).total).toBe(0);
+    expect((await search('\u212a')).total).toBe(0);
   });
 
   it('takes % and _ as the characters they are, not as wildcards', async () => {

@@ -63,14 +63,9 @@ function toNewRecord(link: NewLink, now: Date): LinkRecord {
   };
 }
 
-/**
- * Lower-cases ASCII letters only, as SQLite's lower() does. Stored codes and URLs are ASCII
- * (the URL parser percent-encodes and punycodes the rest), so this is case-insensitive search
- * with the same results on both databases.
- */
-export function asciiLowerCase(text: string): string {
-  return text.replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
-}
+/** Printable ASCII and the controls: all a stored code or URL is made of. */
+// eslint-disable-next-line no-control-regex -- the whole ASCII range is the point
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** Prisma's error code for "record to update not found". */
 const RECORD_NOT_FOUND = 'P2025';
@@ -210,8 +205,8 @@ export class LinksRepository {
 
   /**
    * One page of the account's links, newest first, served by the (account_id, created_at, code)
-   * index; with `search`, only links whose code or URL contains it, ignoring ASCII case (a plain
-   * substring test, so `%` and `_` are ordinary characters). Raw SQL straight through the driver:
+   * index; with `search`, only links whose code or URL contains it, ignoring case (a plain
+   * substring: `%`, `_` and `\` are ordinary characters). Raw SQL straight through the driver:
    * this is the API's most frequent read, and Prisma's query interpretation and result conversion
    * cost more CPU than the query itself.
    *
@@ -225,15 +220,20 @@ export class LinksRepository {
     offset: number,
     search?: string,
   ): Promise<{ links: LinkRecord[]; total: number }> {
-    const needle = search === undefined ? undefined : asciiLowerCase(search);
+    // Stored codes and URLs are ASCII (the URL parser percent-encodes and punycodes the rest):
+    // a search with any other character matches nothing, on both databases alike (PostgreSQL's
+    // ILIKE would fold a few of them, e.g. the Kelvin sign, into ASCII letters; SQLite's does not).
+    if (search !== undefined && !ASCII.test(search)) return { links: [], total: 0 };
+    // A substring, whatever it holds: the LIKE wildcards and the escape character are escaped.
+    const pattern = search === undefined ? undefined : `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     if (this.postgres.prismaPool) {
       // The page and the total in one round trip (the count is an uncorrelated subquery, run
       // once); past the last page there is no row to carry the total, so it is asked apart.
-      const filter = needle === undefined ? '' : 'AND (strpos(lower(code), $2) > 0 OR strpos(lower(url), $2) > 0)';
-      const at = needle === undefined ? 2 : 3;
-      const params = needle === undefined ? [accountId] : [accountId, needle];
+      const filter = pattern === undefined ? '' : "AND (code ILIKE $2 ESCAPE '\\' OR url ILIKE $2 ESCAPE '\\')";
+      const at = pattern === undefined ? 2 : 3;
+      const params = pattern === undefined ? [accountId] : [accountId, pattern];
       const { rows } = await this.postgres.prismaPool.query<[...LinkRow, string]>({
-        name: needle === undefined ? 'list-links' : 'search-links',
+        name: pattern === undefined ? 'list-links' : 'search-links',
         text: `SELECT code, url, account_id, clicks, clicks_through_batch,
             (extract(epoch FROM created_at) * 1000)::float8, (extract(epoch FROM updated_at) * 1000)::float8,
             (extract(epoch FROM expires_at) * 1000)::float8,
@@ -247,7 +247,7 @@ export class LinksRepository {
         return { links: rows.map((row) => toLinkRecord(row.slice(0, 8) as LinkRow)), total: Number(rows[0][8]) };
       }
       const count = await this.postgres.prismaPool.query<[string]>({
-        name: needle === undefined ? 'count-links' : 'count-search-links',
+        name: pattern === undefined ? 'count-links' : 'count-search-links',
         text: `SELECT count(*) FROM links WHERE account_id = $1 ${filter}`,
         values: params,
         rowMode: 'array',
@@ -256,8 +256,8 @@ export class LinksRepository {
     }
     // SQLite: synchronous reads on the read-only handle. The list is two index range scans (the
     // page, then an index-only count). A search looks at every one of the account's links, so it
-    // does so once, the total riding along as a window count; SQLite's LIKE ignores ASCII case,
-    // as asciiLowerCase does, and the pattern escapes % and _.
+    // does so once, the total riding along as a window count. SQLite's LIKE ignores ASCII case,
+    // as PostgreSQL's ILIKE does for the ASCII text stored.
     const columns = 'code, url, account_id, clicks, clicks_through_batch, created_at, updated_at, expires_at';
     const order = 'ORDER BY created_at DESC, code ASC LIMIT ? OFFSET ?';
     if (search === undefined) {
@@ -268,7 +268,6 @@ export class LinksRepository {
       return { links, total };
     }
     const filter = "account_id = ? AND (code LIKE ? ESCAPE '\\' OR url LIKE ? ESCAPE '\\')";
-    const pattern = `%${search.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
     const rows = this.sqliteReader.rows<[...LinkRow, number]>(
       `SELECT ${columns}, count(*) OVER () FROM links WHERE ${filter} ${order}`,
       [accountId, pattern, pattern, limit, offset],
