@@ -222,18 +222,19 @@ export class LinksRepository {
   ): Promise<{ links: LinkRecord[]; total: number }> {
     // Stored codes and URLs are ASCII (the URL parser percent-encodes and punycodes the rest):
     // a search with any other character matches nothing, on both databases alike (PostgreSQL's
-    // ILIKE would fold a few of them, e.g. the Kelvin sign, into ASCII letters; SQLite's does not).
+    // lower() would fold a few of them, e.g. the Kelvin sign, into ASCII letters; SQLite's not).
     if (search !== undefined && !ASCII.test(search)) return { links: [], total: 0 };
-    // A substring, whatever it holds: the LIKE wildcards and the escape character are escaped.
+    // SQLite's LIKE pattern for a plain substring: wildcards and the escape character escaped.
     const pattern = search === undefined ? undefined : `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     if (this.postgres.prismaPool) {
       // The page and the total in one round trip (the count is an uncorrelated subquery, run
       // once); past the last page there is no row to carry the total, so it is asked apart.
-      const filter = pattern === undefined ? '' : "AND (code ILIKE $2 ESCAPE '\\' OR url ILIKE $2 ESCAPE '\\')";
-      const at = pattern === undefined ? 2 : 3;
-      const params = pattern === undefined ? [accountId] : [accountId, pattern];
+      // strpos of the lower-cased text: a literal substring; measured at half ILIKE's cost.
+      const filter = search === undefined ? '' : 'AND (strpos(lower(code), $2) > 0 OR strpos(lower(url), $2) > 0)';
+      const at = search === undefined ? 2 : 3;
+      const params = search === undefined ? [accountId] : [accountId, search.toLowerCase()];
       const { rows } = await this.postgres.prismaPool.query<[...LinkRow, string]>({
-        name: pattern === undefined ? 'list-links' : 'search-links',
+        name: search === undefined ? 'list-links' : 'search-links',
         text: `SELECT code, url, account_id, clicks, clicks_through_batch,
             (extract(epoch FROM created_at) * 1000)::float8, (extract(epoch FROM updated_at) * 1000)::float8,
             (extract(epoch FROM expires_at) * 1000)::float8,
@@ -247,7 +248,7 @@ export class LinksRepository {
         return { links: rows.map((row) => toLinkRecord(row.slice(0, 8) as LinkRow)), total: Number(rows[0][8]) };
       }
       const count = await this.postgres.prismaPool.query<[string]>({
-        name: pattern === undefined ? 'count-links' : 'count-search-links',
+        name: search === undefined ? 'count-links' : 'count-search-links',
         text: `SELECT count(*) FROM links WHERE account_id = $1 ${filter}`,
         values: params,
         rowMode: 'array',
@@ -257,7 +258,7 @@ export class LinksRepository {
     // SQLite: synchronous reads on the read-only handle. The list is two index range scans (the
     // page, then an index-only count). A search looks at every one of the account's links, so it
     // does so once, the total riding along as a window count. SQLite's LIKE ignores ASCII case,
-    // as PostgreSQL's ILIKE does for the ASCII text stored.
+    // which for the ASCII text stored is what lower() does on PostgreSQL.
     const columns = 'code, url, account_id, clicks, clicks_through_batch, created_at, updated_at, expires_at';
     const order = 'ORDER BY created_at DESC, code ASC LIMIT ? OFFSET ?';
     if (search === undefined) {
