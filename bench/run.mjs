@@ -68,8 +68,9 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] 
   --scenarios LIST   subset of: hit,miss,create,quick,bulk,list,search,clicks (default all)
   --owned N          links of the benchmark account, which list and search page through
                      (default 10000, at most --links)
-  --before DIR       a checkout of an earlier build (with its dist/): the list scenario then also
-                     runs against it, on a database of its own seeded alike, interleaved
+  --before DIR       a checkout of an earlier build (with its dist/): the redirect and list
+                     scenarios then also run against it, on a database of its own seeded alike,
+                     interleaved
   --log-level L      LOG_LEVEL of the service (default info, as in production)
   --smoke            CI check that the benchmark works: 500 and 1000 links, 1 s per scenario, 10 connections
   --help             this text`;
@@ -236,9 +237,9 @@ function redirectLoads(links) {
  * The build in `--before` on a database of its own, migrated by that build and seeded alike
  * (the schema may have moved on since).
  */
-async function startBefore(options, kind, links, account) {
+async function startBefore(options, kind, links, account, env = {}) {
   const database = await prepareBenchDatabase(kind, links, account, options.owned, options.before);
-  const service = await startService(options, database, {}, options.before);
+  const service = await startService(options, database, env, options.before);
   return { database, service: { ...service, name: 'shortlink (before)' } };
 }
 
@@ -381,13 +382,17 @@ async function runGroup(options, kind, links, report) {
       const service = await startService(options, database);
       const before = await linkTotals(kind, database.location);
       const warmed = await warmCache(service.port, loads.hit.paths);
-      log(`  ${SCENARIOS.hit}: node:http, fastify, shortlink (${kind})`);
-      const targets = [...baselines, service];
+      const earlier = options.before ? await startBefore(options, kind, links, account) : undefined;
+      if (earlier) await warmCache(earlier.service.port, loads.hit.paths);
+      const targets = [...baselines, service, ...(earlier ? [earlier.service] : [])];
+      log(`  ${SCENARIOS.hit}: ${targets.map((t) => t.name).join(', ')} (${kind})`);
       const results = await measureInterleaved(options, targets, loads.hit, options.connections);
       addRows(targets, SCENARIOS.hit, '302', results);
+      await earlier?.service.proc.stop('SIGTERM');
+      await earlier?.database.drop();
       await service.proc.stop('SIGTERM');
       const after = await linkTotals(kind, database.location);
-      const redirects = warmed + (results.at(-1).statusCodesIncludingWarmup['302'] ?? 0);
+      const redirects = warmed + (results[baselines.length].statusCodesIncludingWarmup['302'] ?? 0);
       const counted = after.clicks - before.clicks;
       // Requests still in flight when autocannon stops are served and counted but not seen.
       report.check({
@@ -413,9 +418,15 @@ async function runGroup(options, kind, links, report) {
           .map(([k, v]) => `${k}=${v}`)
           .join(' ')})`,
       );
-      const targets = [...baselines, service];
-      const results = await measureInterleaved(options, targets, loads.miss, options.connections);
-      addRows(targets, SCENARIOS.miss, '302', results, 'cache off');
+      const earlier = options.before ? await startBefore(options, kind, links, account, MISS_SERVICE_ENV) : undefined;
+      const targets = [...baselines, service, ...(earlier ? [earlier.service] : [])];
+      try {
+        const results = await measureInterleaved(options, targets, loads.miss, options.connections);
+        addRows(targets, SCENARIOS.miss, '302', results, 'cache off');
+      } finally {
+        await earlier?.service.proc.stop('SIGTERM');
+        await earlier?.database.drop();
+      }
     }
     const before = await linkTotals(kind, database.location);
     let acknowledged = 0;

@@ -126,32 +126,55 @@ export class LinksRepository {
       const at = toSqliteDateTime(now);
       for (let start = 0; start < links.length; start += SQLITE_INSERT_BATCH) {
         const batch = links.slice(start, start + SQLITE_INSERT_BATCH);
-        const values = batch
-          .map(() => '(?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX("id"), 0) FROM "click_batches"))')
-          .join(', ');
-        const params = batch.flatMap((link) => [
-          link.code,
-          link.url,
-          link.accountId,
-          link.clicks ?? 0,
-          link.createdAt ? toSqliteDateTime(link.createdAt) : at,
-          at,
-          link.expiresAt ? toSqliteDateTime(link.expiresAt) : null,
-        ]);
-        // The click log's batches so far are not this link's, even when an import backdates
-        // `created_at` before them (a deleted link with the same code may be in them).
-        const rows = await this.prisma.$queryRawUnsafe<Array<{ code: string }>>(
-          `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at",
-             "clicks_through_batch")
-           VALUES ${values} ON CONFLICT ("code") DO NOTHING RETURNING "code"`,
-          ...params,
-        );
-        for (const { code } of rows) inserted.add(code);
+        for (const code of await this.insertSqliteBatch(batch, at)) inserted.add(code);
       }
     }
     return links
       .filter((link) => inserted.has(link.code))
       .map((link) => toNewRecord(link, now));
+  }
+
+  /**
+   * One multi-row INSERT on SQLite; returns the codes it inserted. On the background writer (off
+   * the event loop, its statements kept) when it runs, else through Prisma. The writer answers
+   * with a count: when it is short, the rows are read back to tell ours (this call's creation
+   * time, URL and owner) from those whose code was taken.
+   */
+  private async insertSqliteBatch(batch: NewLink[], at: string): Promise<string[]> {
+    // The click log's batches so far are not these links', even when an import backdates
+    // `created_at` before them (a deleted link with the same code may be in them).
+    const sql = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at",
+        "clicks_through_batch")
+      VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX("id"), 0) FROM "click_batches"))').join(', ')}
+      ON CONFLICT ("code") DO NOTHING`;
+    const params = batch.flatMap((link) => [
+      link.code,
+      link.url,
+      link.accountId,
+      link.clicks ?? 0,
+      link.createdAt ? toSqliteDateTime(link.createdAt) : at,
+      at,
+      link.expiresAt ? toSqliteDateTime(link.expiresAt) : null,
+    ]);
+    try {
+      const changes = await this.sqliteWriter.run(sql, params);
+      if (changes === batch.length) return batch.map((link) => link.code);
+      const stored = this.sqliteReader.rows<[string, string, string | null, string]>(
+        `SELECT code, url, account_id, updated_at FROM links WHERE code IN (${batch.map(() => '?').join(', ')})`,
+        batch.map((link) => link.code),
+      );
+      const mine = new Map(batch.map((link) => [link.code, link]));
+      return stored
+        .filter(([code, url, accountId, updatedAt]) => {
+          const link = mine.get(code);
+          return link?.url === url && link.accountId === accountId && updatedAt === at;
+        })
+        .map(([code]) => code);
+    } catch (error) {
+      if (!(error instanceof SqliteWriterUnavailableError)) throw error;
+    }
+    const rows = await this.prisma.$queryRawUnsafe<Array<{ code: string }>>(`${sql} RETURNING "code"`, ...params);
+    return rows.map((row) => row.code);
   }
 
   /**
