@@ -119,7 +119,15 @@ export class LinksService {
     const dto = options?.importing ? ImportedLinkDto : CreateLinkDto;
     const now = new Date();
     const results = Array.from<BulkItemResult | undefined>({ length: items.length });
-    const customCodesSeen = new Set<string>();
+    // Every code this call uses: a second use of a custom code is code_taken, and a generated
+    // code must differ from all of them (one INSERT cannot tell two rows of one code apart).
+    const codesInCall = new Set<string>();
+    const freshCode = () => {
+      let code = generateCode();
+      while (codesInCall.has(code)) code = generateCode();
+      codesInCall.add(code);
+      return code;
+    };
     const pending: Array<{ index: number; creation: ValidCreation; code: string }> = [];
     items.forEach((item, index) => {
       try {
@@ -132,10 +140,10 @@ export class LinksService {
           if (typeof item.clicks === 'number') creation.clicks = item.clicks;
         }
         if (creation.customCode !== undefined) {
-          if (customCodesSeen.has(creation.customCode)) throw ApiError.codeTaken(creation.customCode);
-          customCodesSeen.add(creation.customCode);
+          if (codesInCall.has(creation.customCode)) throw ApiError.codeTaken(creation.customCode);
+          codesInCall.add(creation.customCode);
         }
-        pending.push({ index, creation, code: creation.customCode ?? generateCode() });
+        pending.push({ index, creation, code: creation.customCode ?? freshCode() });
       } catch (error) {
         results[index] = { error: asApiError(error) };
       }
@@ -158,14 +166,14 @@ export class LinksService {
         const record = byCode.get(item.code);
         if (record) results[item.index] = { link: toLinkDto(record, this.config.shortBaseUrl) };
         else if (item.creation.customCode !== undefined) results[item.index] = { error: ApiError.codeTaken(item.code) };
-        else if (attempt + 1 < GENERATED_CODE_ATTEMPTS) retry.push({ ...item, code: generateCode() });
+        else if (attempt + 1 < GENERATED_CODE_ATTEMPTS) retry.push({ ...item, code: freshCode() });
         else throw new Error(`No free code found in ${GENERATED_CODE_ATTEMPTS} attempts`);
       }
       pending.splice(0, pending.length, ...retry);
     }
-    for (const result of results) {
-      if (result && 'link' in result) await this.cache.invalidate(result.link.code);
-    }
+    // As `create` does, all at once: with Redis, a thousand publishes in flight, not in turn.
+    const created = results.flatMap((result) => (result && 'link' in result ? [result.link.code] : []));
+    await Promise.all(created.map((code) => this.cache.invalidate(code)));
     return results as BulkItemResult[];
   }
 
