@@ -65,7 +65,8 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] 
   --runs R           repeat each measurement R times and report the median (default 1)
   --postgres         also benchmark the service on PostgreSQL (BENCH_POSTGRES_URL, default
                      ${POSTGRES_ADMIN_URL})
-  --scenarios LIST   subset of: hit,miss,create,quick,bulk,list,search,clicks (default all)
+  --scenarios LIST   subset of: hit,miss,create,quick,bulk,list,search,page,pagesearch,clicks
+                     (default all)
   --owned N          links of the benchmark account, which list and search page through
                      (default 10000, at most --links)
   --before DIR       a checkout of an earlier build (with its dist/): the redirect and list
@@ -83,6 +84,8 @@ const SCENARIOS = {
   bulk: 'bulk create, 1000 per call',
   list: 'authenticated list',
   search: 'search, 20 of the matches',
+  page: 'dashboard links page',
+  pagesearch: 'dashboard links page, searching',
   clicks: 'link clicks (366 days)',
 };
 
@@ -407,7 +410,7 @@ async function runGroup(options, kind, links, report) {
     // acknowledged link must still be in the database.
     // The reads first: bulk creation adds its links to the benchmark account, which the list and
     // search scenarios must find at --owned links.
-    const apiScenarios = ['list', 'search', 'clicks', 'create', 'quick', 'bulk'].filter((id) =>
+    const apiScenarios = ['list', 'search', 'page', 'pagesearch', 'clicks', 'create', 'quick', 'bulk'].filter((id) =>
       options.scenarios.has(id),
     );
     if (!options.scenarios.has('miss') && apiScenarios.length === 0) return;
@@ -473,6 +476,19 @@ async function runGroup(options, kind, links, report) {
         },
         expected: '200',
       },
+      // The dashboard's links page for the same rows as list and search: HTML, a session cookie.
+      page: {
+        load: { method: 'GET', paths: ['/dashboard'], headers: { cookie: `shortlink_session=${account.session}` } },
+        expected: '200',
+      },
+      pagesearch: {
+        load: {
+          method: 'GET',
+          paths: ['/dashboard?q=ARTICLES%2F123'],
+          headers: { cookie: `shortlink_session=${account.session}` },
+        },
+        expected: '200',
+      },
       // A link with a year of daily rows and referrers (see seed.mjs), its whole year asked for.
       clicks: {
         load: {
@@ -484,6 +500,8 @@ async function runGroup(options, kind, links, report) {
       },
     };
     const perSecond = {};
+    /** @type {Record<string, number>} */
+    const cpuPerCall = {};
     for (const id of apiScenarios) {
       const { load, expected } = api[id];
       // The build before, beside this one, for the list (its API may lack the other scenarios).
@@ -495,12 +513,26 @@ async function runGroup(options, kind, links, report) {
         addRows(targets, SCENARIOS[id], expected, results, id === 'bulk' ? `${BULK_ITEMS} links/call` : undefined);
         const [result] = results;
         perSecond[id] = result.requestsPerSecond;
+        if (result.cpu.serviceUs !== null) cpuPerCall[id] = totalCpu(result);
         if (id === 'create' || id === 'quick') acknowledged += result.statusCodesIncludingWarmup[expected] ?? 0;
         if (id === 'bulk') acknowledged += BULK_ITEMS * (result.statusCodesIncludingWarmup[expected] ?? 0);
       } finally {
         await before?.service.proc.stop('SIGTERM');
         await before?.database.drop();
       }
+    }
+    for (const [page, api] of [
+      ['page', 'list'],
+      ['pagesearch', 'search'],
+    ]) {
+      if (cpuPerCall[page] === undefined || cpuPerCall[api] === undefined) continue;
+      const ratio = cpuPerCall[page] / cpuPerCall[api];
+      report.check({
+        ...group,
+        name: `${SCENARIOS[page]} ≤ 2 × ${SCENARIOS[api]} (CPU per call)`,
+        ok: options.smoke || ratio <= 2,
+        detail: `${Math.round(cpuPerCall[page])} µs against ${Math.round(cpuPerCall[api])} µs: ${ratio.toFixed(2)} ×`,
+      });
     }
     if (perSecond.bulk !== undefined && perSecond.create !== undefined) {
       const ratio = (perSecond.bulk * BULK_ITEMS) / perSecond.create;

@@ -21,12 +21,17 @@ const BASE_TIME = Date.parse('2026-01-01T00:00:00.000Z');
 export function benchAccount() {
   const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
   const token = `sl_${Array.from(randomBytes(40), (byte) => alphabet[byte % 62]).join('')}`;
+  // A dashboard session of the account, for the page scenarios: the cookie holds the raw id,
+  // the database its SHA-256, as the service stores them.
+  const session = randomBytes(32).toString('base64url');
   return {
     id: randomUUID(),
     email: 'bench@example.com',
     tokenId: randomUUID(),
     token,
     tokenHash: createHash('sha256').update(token, 'utf8').digest('hex'),
+    session,
+    sessionHash: createHash('sha256').update(session).digest('hex'),
   };
 }
 
@@ -86,6 +91,13 @@ export function seedSqlite(file, links, account, owned = OWNED_LINKS) {
     `INSERT INTO api_tokens (id, account_id, name, token_hash, prefix, scopes, created_at)
      VALUES (?, ?, 'bench', ?, ?, 'links:read links:write', ?)`,
   ).run(account.tokenId, account.id, account.tokenHash, account.token.slice(0, 7), iso(BASE_TIME));
+  // Seen now: sessions idle for SESSION_TTL_DAYS end.
+  db.prepare('INSERT INTO sessions (id_hash, account_id, created_at, last_seen_at) VALUES (?, ?, ?, ?)').run(
+    account.sessionHash,
+    account.id,
+    iso(Date.now()),
+    iso(Date.now()),
+  );
 
   const insert = db.prepare(
     'INSERT INTO links (code, url, account_id, clicks, created_at, updated_at) VALUES (?, ?, ?, 0, ?, ?)',
@@ -133,6 +145,11 @@ export async function seedPostgres(url, links, account, owned = OWNED_LINKS) {
        VALUES ($1, $2, 'bench', $3, $4, 'links:read links:write', $5)`,
       [account.tokenId, account.id, account.tokenHash, account.token.slice(0, 7), new Date(BASE_TIME).toISOString()],
     );
+    await client.query('INSERT INTO sessions (id_hash, account_id, created_at, last_seen_at) VALUES ($1, $2, $3, $3)', [
+      account.sessionHash,
+      account.id,
+      new Date().toISOString(),
+    ]);
     // One multi-row INSERT per batch: the arrays travel as four parameters and unnest() turns
     // them back into rows.
     for (let from = 0; from < links; from += BATCH) {
