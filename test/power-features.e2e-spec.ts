@@ -460,3 +460,21 @@ describe('Idempotency-Key', () => {
     await expectProblem(anonymous, 401, 'unauthorized');
   });
 });
+
+describe('the accounts’ link counts', () => {
+  it('equal their links after everything above (single, bulk and concurrent creation, deletes)', async () => {
+    const extra = await create({ url: 'https://example.com/to-delete' });
+    expect((await api(b, `/api/links/${extra.code}`, { method: 'DELETE' })).status).toBe(204);
+    const accounts = await prisma().account.findMany({ select: { id: true, linkCount: true } });
+    const counted = await prisma().link.groupBy({ by: ['accountId'], _count: { _all: true } });
+    const links = new Map(counted.map((row) => [row.accountId, row._count._all]));
+
+    expect(accounts.map((account) => [account.id, account.linkCount])).toEqual(
+      accounts.map((account) => [account.id, links.get(account.id) ?? 0]),
+    );
+    expect(links.get(owner.accountId)).toBeGreaterThan(1000);
+    // The list's total is that count.
+    const listed = (await (await api(a, '/api/links?limit=1')).json()) as LinkList;
+    expect(listed.total).toBe(links.get(owner.accountId));
+  });
+});

@@ -207,6 +207,54 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       expect(await appliedMigrations(db)).toEqual(committedMigrations(kind));
     });
 
+    it("upgrading to the account link counts counts the existing links, and the triggers keep them", async () => {
+      // The history up to the migration before, on a copy (see the next spec for the config).
+      const LINK_COUNTS = '20261125110000_account_link_counts';
+      const project = join(tmp, 'upgrade');
+      cpSync(join(ROOT, 'prisma', kind), project, { recursive: true });
+      rmSync(join(project, 'migrations', LINK_COUNTS), { recursive: true });
+      writeFileSync(
+        join(project, 'prisma.config.ts'),
+        `import config from ${JSON.stringify(join(ROOT, 'prisma.config.ts'))};\n` +
+          `export default { ...config, migrations: { ...config.migrations, path: ${JSON.stringify(join(project, 'migrations'))} } };\n`,
+      );
+      const config = ['--config', join(project, 'prisma.config.ts')];
+      const db = fresh('upgrade');
+      expect(prisma(['migrate', 'deploy', ...config], db.url).status).toBe(0);
+      await db.query("INSERT INTO accounts (id, email, created_at) VALUES ('acc-a', 'a@example.test', CURRENT_TIMESTAMP)");
+      await db.query("INSERT INTO accounts (id, email, created_at) VALUES ('acc-b', 'b@example.test', CURRENT_TIMESTAMP)");
+      for (const [code, owner] of [['up-a1', "'acc-a'"], ['up-a2', "'acc-a'"], ['up-anon', 'NULL']]) {
+        await db.query(
+          `INSERT INTO links (code, url, account_id, clicks, created_at, updated_at)
+           VALUES ('${code}', 'https://example.com/', ${owner}, 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)`,
+        );
+      }
+
+      cpSync(join(ROOT, 'prisma', kind, 'migrations', LINK_COUNTS), join(project, 'migrations', LINK_COUNTS), {
+        recursive: true,
+      });
+      expect(prisma(['migrate', 'deploy', ...config], db.url).status).toBe(0);
+      const counts = async () =>
+        (await db.query('SELECT id, link_count FROM accounts ORDER BY id')).map((row) => [row.id, Number(row.link_count)]);
+      expect(await counts()).toEqual([
+        ['acc-a', 2],
+        ['acc-b', 0],
+      ]);
+
+      await db.query(
+        `INSERT INTO links (code, url, account_id, clicks, created_at, updated_at)
+         VALUES ('up-b1', 'https://example.com/', 'acc-b', 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP),
+                ('up-anon2', 'https://example.com/', NULL, 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)`,
+      );
+      await db.query("DELETE FROM links WHERE code = 'up-a1'");
+      await db.query("UPDATE links SET account_id = 'acc-b' WHERE code = 'up-a2'");
+      await db.query('UPDATE links SET clicks = clicks + 1');
+      expect(await counts()).toEqual([
+        ['acc-a', 0],
+        ['acc-b', 2],
+      ]);
+    });
+
     it('migrate dev applies the history, then creates and applies a migration for a schema change', async () => {
       // A copy of the prisma folder, so the committed migrations are never touched. Its config
       // reuses the real one (which also supplies the engine) with the copy's paths.

@@ -233,9 +233,10 @@ export class LinksRepository {
    * this is the API's most frequent read, and Prisma's query interpretation and result conversion
    * cost more CPU than the query itself.
    *
-   * The page and the total are two independent reads, not one transaction: a link created or
-   * deleted between them can show in one and not in the other (PostgreSQL's default READ
-   * COMMITTED gives each statement its own snapshot anyway).
+   * The total of a list is the account's link count, kept by triggers (migration
+   * 20261125110000_account_link_counts): one row read however large the account. On SQLite the
+   * page and the total are two reads, not one transaction: a link created or deleted between
+   * them can show in one and not in the other.
    */
   async listForAccount(
     accountId: string,
@@ -250,10 +251,15 @@ export class LinksRepository {
     // SQLite's LIKE pattern for a plain substring: wildcards and the escape character escaped.
     const pattern = search === undefined ? undefined : `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     if (this.postgres.prismaPool) {
-      // The page and the total in one round trip (the count is an uncorrelated subquery, run
-      // once); past the last page there is no row to carry the total, so it is asked apart.
-      // strpos of the lower-cased text: a literal substring; measured at half ILIKE's cost.
+      // The page and the total in one round trip (the total an uncorrelated subquery, run once:
+      // the account's kept link count, or for a search the count of matches); past the last page
+      // there is no row to carry it, so it is asked apart. strpos of the lower-cased text is a
+      // literal substring test, measured at half ILIKE's cost.
       const filter = search === undefined ? '' : 'AND (strpos(lower(code), $2) > 0 OR strpos(lower(url), $2) > 0)';
+      const total =
+        search === undefined
+          ? 'SELECT link_count FROM accounts WHERE id = $1'
+          : `SELECT count(*) FROM links WHERE account_id = $1 ${filter}`;
       const at = search === undefined ? 2 : 3;
       const params = search === undefined ? [accountId] : [accountId, search.toLowerCase()];
       const { rows } = await this.postgres.prismaPool.query<[...LinkRow, string]>({
@@ -261,7 +267,7 @@ export class LinksRepository {
         text: `SELECT code, url, account_id, clicks, clicks_through_batch,
             (extract(epoch FROM created_at) * 1000)::float8, (extract(epoch FROM updated_at) * 1000)::float8,
             (extract(epoch FROM expires_at) * 1000)::float8,
-            (SELECT count(*) FROM links WHERE account_id = $1 ${filter})
+            (${total})
           FROM links WHERE account_id = $1 ${filter}
           ORDER BY created_at DESC, code ASC LIMIT $${at} OFFSET $${at + 1}`,
         values: [...params, limit, offset],
@@ -270,16 +276,16 @@ export class LinksRepository {
       if (rows.length > 0) {
         return { links: rows.map((row) => toLinkRecord(row.slice(0, 8) as LinkRow)), total: Number(rows[0][8]) };
       }
-      const count = await this.postgres.prismaPool.query<[string]>({
+      const count = await this.postgres.prismaPool.query<[string | number | null]>({
         name: search === undefined ? 'count-links' : 'count-search-links',
-        text: `SELECT count(*) FROM links WHERE account_id = $1 ${filter}`,
+        text: total,
         values: params,
         rowMode: 'array',
       });
-      return { links: [], total: Number(count.rows[0][0]) };
+      return { links: [], total: Number(count.rows[0]?.[0] ?? 0) };
     }
-    // SQLite: synchronous reads on the read-only handle. The list is two index range scans (the
-    // page, then an index-only count). A search looks at every one of the account's links, so it
+    // SQLite: synchronous reads on the read-only handle. The list is an index range scan and the
+    // account's kept link count. A search looks at every one of the account's links, so it
     // does so once, the total riding along as a window count. SQLite's LIKE ignores ASCII case,
     // which for the ASCII text stored is what lower() does on PostgreSQL.
     const columns = 'code, url, account_id, clicks, clicks_through_batch, created_at, updated_at, expires_at';
@@ -288,8 +294,8 @@ export class LinksRepository {
       const links = this.sqliteReader
         .rows<LinkRow>(`SELECT ${columns} FROM links WHERE account_id = ? ${order}`, [accountId, limit, offset])
         .map(toLinkRecord);
-      const [[total]] = this.sqliteReader.rows<[number]>('SELECT count(*) FROM links WHERE account_id = ?', [accountId]);
-      return { links, total };
+      const [counted] = this.sqliteReader.rows<[number]>('SELECT link_count FROM accounts WHERE id = ?', [accountId]);
+      return { links, total: counted?.[0] ?? 0 };
     }
     const filter = "account_id = ? AND (code LIKE ? ESCAPE '\\' OR url LIKE ? ESCAPE '\\')";
     const rows = this.sqliteReader.rows<[...LinkRow, number]>(
