@@ -31,16 +31,26 @@ const base = {
 };
 
 /**
- * Four projects: unit specs beside their source, and integration specs (they start servers,
- * browsers, Redis or databases of their own) run once; the end-to-end specs (`*.e2e-spec.ts`) run
- * twice, on a fresh SQLite and a fresh PostgreSQL database.
+ * Four projects. Specs beside their source are `unit` when they need nothing but the process
+ * (`*.spec.ts`) and `integration` when they start servers, Redis or databases of their own
+ * (`*.integration.spec.ts`, with the specs under test/ that do the same); both run once. The
+ * end-to-end specs (`*.e2e-spec.ts`) run twice, on a fresh SQLite and a fresh PostgreSQL database.
  */
 /** @type {import('jest').Config} */
 export default {
   testTimeout: 60000,
   projects: [
-    { ...base, displayName: 'unit', testMatch: ['<rootDir>/src/**/*.spec.ts'] },
-    { ...base, displayName: 'integration', testMatch: ['<rootDir>/test/**/*.spec.ts'] },
+    {
+      ...base,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/src/**/*.spec.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.integration\\.spec\\.ts$'],
+    },
+    {
+      ...base,
+      displayName: 'integration',
+      testMatch: ['<rootDir>/test/**/*.spec.ts', '<rootDir>/src/**/*.integration.spec.ts'],
+    },
     {
       ...base,
       displayName: 'sqlite',

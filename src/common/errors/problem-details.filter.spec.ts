@@ -3,7 +3,7 @@ import type { Logger } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { logServerFault } from './problem-details.filter.js';
 
-// Through the request's own logger: see src/logging/request-logging.spec.ts (a real server).
+// Through the request's own logger: see src/logging/request-logging.integration.spec.ts (a real server).
 describe('logServerFault', () => {
   it('falls back to the application logger when the request has none (router errors)', () => {
     const fallback = { error: jest.fn() };
