@@ -76,8 +76,8 @@ export class TokensService {
   /** The token behind a raw value, or null when it is unknown or revoked. */
   async authenticate(raw: string): Promise<ActiveToken | null> {
     if (!looksLikeToken(raw)) return null;
-    const record = await this.tokens.findByHash(hashToken(raw));
-    if (!record || record.revokedAt) return null;
+    const record = await this.tokens.findUsableByHash(hashToken(raw));
+    if (!record) return null;
     this.touchLater(record.id);
     return { id: record.id, accountId: record.accountId, scopes: scopesFromStorage(record.scopes) };
   }
