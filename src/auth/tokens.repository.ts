@@ -1,7 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { PostgresDriver } from '../database/postgres-driver.js';
+import { DirectReads, type DirectRead } from '../database/direct-reads.js';
 import { PrismaService } from '../database/prisma.service.js';
-import { SqliteReader } from '../database/sqlite-reader.js';
 
 /** What authenticating a request needs of a token that is not revoked. */
 export interface UsableTokenRecord {
@@ -10,8 +9,11 @@ export interface UsableTokenRecord {
   scopes: string;
 }
 
-// Completed by each database's placeholder for the hash.
-const SELECT_USABLE_TOKEN_WHERE_HASH = 'SELECT id, account_id, scopes FROM api_tokens WHERE revoked_at IS NULL AND token_hash =';
+const USABLE_TOKEN_BY_HASH: DirectRead = {
+  name: 'usable-token-by-hash',
+  sqlite: 'SELECT id, account_id, scopes FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL',
+  postgresql: 'SELECT id, account_id, scopes FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
+};
 
 export interface TokenRecord {
   id: string;
@@ -39,8 +41,7 @@ const TOKEN_FIELDS = {
 export class TokensRepository {
   constructor(
     private readonly prisma: PrismaService,
-    private readonly postgres: PostgresDriver,
-    private readonly sqliteReader: SqliteReader,
+    private readonly directReads: DirectReads,
   ) {}
 
   create(data: {
@@ -53,26 +54,9 @@ export class TokensRepository {
     return this.prisma.apiToken.create({ data, select: TOKEN_FIELDS });
   }
 
-  /**
-   * The token with this hash unless it is revoked: the read every authenticated API call makes
-   * first. It bypasses Prisma (a kept statement on the read-only SQLite handle, a named prepared
-   * statement on PostgreSQL), whose query interpretation cost more than the whole rest of a
-   * list call's database work. Each read sees the latest commit, so a revocation holds for the
-   * very next call on every instance.
-   */
+  /** The token with this hash unless it is revoked: the read every authenticated API call makes first. */
   async findUsableByHash(tokenHash: string): Promise<UsableTokenRecord | null> {
-    let row: [string, string, string] | undefined;
-    if (this.postgres.prismaPool) {
-      const { rows } = await this.postgres.prismaPool.query<[string, string, string]>({
-        name: 'usable-token',
-        text: `${SELECT_USABLE_TOKEN_WHERE_HASH} $1`,
-        values: [tokenHash],
-        rowMode: 'array',
-      });
-      row = rows[0];
-    } else {
-      [row] = this.sqliteReader.rows<[string, string, string]>(`${SELECT_USABLE_TOKEN_WHERE_HASH} ?`, [tokenHash]);
-    }
+    const row = await this.directReads.firstRow<[string, string, string]>(USABLE_TOKEN_BY_HASH, [tokenHash]);
     return row ? { id: row[0], accountId: row[1], scopes: row[2] } : null;
   }
 

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { DirectReads, type DirectRead } from '../database/direct-reads.js';
 import { PrismaService } from '../database/prisma.service.js';
 
 export interface SessionRecord {
@@ -7,16 +8,28 @@ export interface SessionRecord {
   lastSeenAt: Date;
 }
 
+/** Read on every dashboard request: dates as SQLite's ISO text or PostgreSQL's epoch milliseconds. */
+const SESSION_BY_ID_HASH: DirectRead = {
+  name: 'session-by-id-hash',
+  sqlite: 'SELECT account_id, last_seen_at FROM sessions WHERE id_hash = ?',
+  postgresql:
+    'SELECT account_id, (extract(epoch FROM last_seen_at) * 1000)::float8 FROM sessions WHERE id_hash = $1',
+};
+
 @Injectable()
 export class SessionsRepository {
-  constructor(private readonly prisma: PrismaService) {}
+  constructor(
+    private readonly prisma: PrismaService,
+    private readonly directReads: DirectReads,
+  ) {}
 
   async create(idHash: string, accountId: string, now: Date): Promise<void> {
     await this.prisma.session.create({ data: { idHash, accountId, lastSeenAt: now } });
   }
 
-  find(idHash: string): Promise<SessionRecord | null> {
-    return this.prisma.session.findUnique({ where: { idHash } });
+  async find(idHash: string): Promise<SessionRecord | null> {
+    const row = await this.directReads.firstRow<[string, string | number]>(SESSION_BY_ID_HASH, [idHash]);
+    return row ? { idHash, accountId: row[0], lastSeenAt: new Date(row[1]) } : null;
   }
 
   async touch(idHash: string, now: Date): Promise<void> {

@@ -2,6 +2,7 @@ import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/c
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { PostgresDriver } from './postgres-driver.js';
+import { DirectReads } from './direct-reads.js';
 import { createDatabaseClient, tuneSqlite } from './prisma-client.factory.js';
 import { PrismaService } from './prisma.service.js';
 import { SqliteBackgroundWriter } from './sqlite-background-writer.js';
@@ -22,8 +23,9 @@ import { SqliteReader } from './sqlite-reader.js';
     SqliteBackgroundWriter,
     SqliteReader,
     PostgresDriver,
+    DirectReads,
   ],
-  exports: [PrismaService, SqliteBackgroundWriter, SqliteReader, PostgresDriver],
+  exports: [PrismaService, SqliteBackgroundWriter, SqliteReader, PostgresDriver, DirectReads],
 })
 export class DatabaseModule implements OnApplicationShutdown {
   private readonly logger = new Logger(DatabaseModule.name);
