@@ -9,10 +9,11 @@ export interface UsableTokenRecord {
   scopes: string;
 }
 
+const USABLE_TOKEN_SQL = 'SELECT id, account_id, scopes FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL';
 const USABLE_TOKEN_BY_HASH: DirectRead = {
   name: 'usable-token-by-hash',
-  sqlite: 'SELECT id, account_id, scopes FROM api_tokens WHERE token_hash = ? AND revoked_at IS NULL',
-  postgresql: 'SELECT id, account_id, scopes FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL',
+  sqlite: USABLE_TOKEN_SQL,
+  postgresql: USABLE_TOKEN_SQL,
 };
 
 export interface TokenRecord {

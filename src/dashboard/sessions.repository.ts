@@ -11,7 +11,7 @@ export interface SessionRecord {
 /** Read on every dashboard request: dates as SQLite's ISO text or PostgreSQL's epoch milliseconds. */
 const SESSION_BY_ID_HASH: DirectRead = {
   name: 'session-by-id-hash',
-  sqlite: 'SELECT account_id, last_seen_at FROM sessions WHERE id_hash = ?',
+  sqlite: 'SELECT account_id, last_seen_at FROM sessions WHERE id_hash = $1',
   postgresql:
     'SELECT account_id, (extract(epoch FROM last_seen_at) * 1000)::float8 FROM sessions WHERE id_hash = $1',
 };

@@ -2,7 +2,11 @@ import { Injectable } from '@nestjs/common';
 import { PostgresDriver } from './postgres-driver.js';
 import { SqliteReader } from './sqlite-reader.js';
 
-/** One read by key, written for each database kind (their SQL differs in placeholders and dates). */
+/**
+ * One read, written for each database kind (their SQL differs in dates and functions). Both
+ * take their parameters as `$1`, `$2`…, which better-sqlite3 binds by name, so one may be used
+ * more than once.
+ */
 export interface DirectRead {
   /** The name of PostgreSQL's prepared statement, unique per query text. */
   name: string;
@@ -11,8 +15,8 @@ export interface DirectRead {
 }
 
 /**
- * Reads that bypass Prisma for the lookups every request makes before its own work (the API
- * token, the dashboard's session): a kept statement on SQLite's read-only handle, a named
+ * Reads that bypass Prisma: the lookups every request makes before its own work (the API token,
+ * the dashboard's session) and the clicks of a link: a kept statement on SQLite's read-only handle, a named
  * prepared statement on PostgreSQL's pool. Through Prisma, interpreting the query cost more than
  * the rest of a list call's database work. Each read sees the latest commit, so a revoked token
  * or an ended session is refused by the very next request on every instance.
@@ -35,6 +39,7 @@ export class DirectReads {
       });
       return rows[0];
     }
-    return this.sqliteReader.rows<Row>(read.sqlite, params)[0];
+    const named = Object.fromEntries(params.map((value, index) => [index + 1, value]));
+    return this.sqliteReader.rows<Row>(read.sqlite, [named])[0];
   }
 }
