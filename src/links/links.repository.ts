@@ -248,26 +248,28 @@ export class LinksRepository {
     // a search with any other character matches nothing, on both databases alike (PostgreSQL's
     // lower() would fold a few of them, e.g. the Kelvin sign, into ASCII letters; SQLite's not).
     if (search !== undefined && !ASCII.test(search)) return { links: [], total: 0 };
-    // SQLite's LIKE pattern for a plain substring: wildcards and the escape character escaped.
+    // The LIKE pattern for a plain substring: wildcards and the escape character escaped.
     const pattern = search === undefined ? undefined : `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     if (this.postgres.prismaPool) {
-      // The page and the total in one round trip (the total an uncorrelated subquery, run once:
-      // the account's kept link count, or for a search the count of matches); past the last page
-      // there is no row to carry it, so it is asked apart. strpos of the lower-cased text is a
-      // literal substring test, measured at half ILIKE's cost.
-      const filter = search === undefined ? '' : 'AND (strpos(lower(code), $2) > 0 OR strpos(lower(url), $2) > 0)';
-      const total =
+      // The page and the total in one round trip: the account's kept link count (a subquery, run
+      // once), or for a search a window count over the matches, found once; past the last page
+      // there is no row to carry it, so it is asked apart. A search is ILIKE with the escaped
+      // pattern, which the trigram index (links_search_trgm_idx) serves for three characters or
+      // more; for fewer, or a pattern most links match, the planner reads the account's links.
+      const filter = search === undefined ? '' : "AND (code ILIKE $2 ESCAPE '\\' OR url ILIKE $2 ESCAPE '\\')";
+      const countAlone =
         search === undefined
           ? 'SELECT link_count FROM accounts WHERE id = $1'
           : `SELECT count(*) FROM links WHERE account_id = $1 ${filter}`;
+      const totalColumn = search === undefined ? `(${countAlone})` : 'count(*) OVER ()';
       const at = search === undefined ? 2 : 3;
-      const params = search === undefined ? [accountId] : [accountId, search.toLowerCase()];
+      const params = search === undefined ? [accountId] : [accountId, pattern];
       const { rows } = await this.postgres.prismaPool.query<[...LinkRow, string]>({
         name: search === undefined ? 'list-links' : 'search-links',
         text: `SELECT code, url, account_id, clicks, clicks_through_batch,
             (extract(epoch FROM created_at) * 1000)::float8, (extract(epoch FROM updated_at) * 1000)::float8,
             (extract(epoch FROM expires_at) * 1000)::float8,
-            (${total})
+            ${totalColumn}
           FROM links WHERE account_id = $1 ${filter}
           ORDER BY created_at DESC, code ASC LIMIT $${at} OFFSET $${at + 1}`,
         values: [...params, limit, offset],
@@ -278,7 +280,7 @@ export class LinksRepository {
       }
       const count = await this.postgres.prismaPool.query<[string | number | null]>({
         name: search === undefined ? 'count-links' : 'count-search-links',
-        text: total,
+        text: countAlone,
         values: params,
         rowMode: 'array',
       });
