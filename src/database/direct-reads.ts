@@ -16,10 +16,11 @@ export interface DirectRead {
 
 /**
  * Reads that bypass Prisma: the lookups every request makes before its own work (the API token,
- * the dashboard's session) and the clicks of a link: a kept statement on SQLite's read-only handle, a named
- * prepared statement on PostgreSQL's pool. Through Prisma, interpreting the query cost more than
- * the rest of a list call's database work. Each read sees the latest commit, so a revoked token
- * or an ended session is refused by the very next request on every instance.
+ * the dashboard's session) and a link's clicks. Each is a kept statement on SQLite's read-only
+ * handle or a named prepared statement on PostgreSQL's pool; through Prisma, interpreting the
+ * query cost more than the rest of a list call's database work. Each read sees the latest
+ * commit, so a revoked token or an ended session is refused by the very next request on every
+ * instance.
  */
 @Injectable()
 export class DirectReads {
