@@ -12,8 +12,7 @@ export interface SessionRecord {
 const SESSION_BY_ID_HASH: DirectRead = {
   name: 'session-by-id-hash',
   sqlite: 'SELECT account_id, last_seen_at FROM sessions WHERE id_hash = $1',
-  postgresql:
-    'SELECT account_id, (extract(epoch FROM last_seen_at) * 1000)::float8 FROM sessions WHERE id_hash = $1',
+  postgresql: 'SELECT account_id, (extract(epoch FROM last_seen_at) * 1000)::float8 FROM sessions WHERE id_hash = $1',
 };
 
 @Injectable()
