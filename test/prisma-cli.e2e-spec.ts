@@ -42,6 +42,8 @@ function prisma(args: string[], databaseUrl: string, shadowDatabaseUrl?: string)
 /** A database of one kind that the CLI has not seen yet, and plain SQL access to it. */
 interface Target {
   url: string;
+  /** Makes the empty database exist (a SQLite file is made by the first query). */
+  create(): Promise<void>;
   query(sql: string): Promise<Record<string, unknown>[]>;
   drop(): Promise<void>;
 }
@@ -50,6 +52,10 @@ function sqliteTarget(dir: string, name: string): Target {
   const file = join(dir, `${name}.db`);
   return {
     url: `file:${file}`,
+    create: () => {
+      new Database(file).close();
+      return Promise.resolve();
+    },
     query: (sql) => {
       const db = new Database(file);
       try {
@@ -80,6 +86,7 @@ function postgresTarget(name: string): Target {
   return {
     url: url.toString(),
     query: (sql) => withClient(url.toString(), async (client) => (await client.query(sql)).rows),
+    create: () => withClient(ADMIN_URL, (client) => client.query(`CREATE DATABASE "${name}"`)).then(() => undefined),
     drop: () =>
       withClient(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(
         () => undefined,
@@ -111,10 +118,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
      */
     const readyForPush = async (t: Target) => {
       if (kind !== 'postgresql') return;
-      const admin = new pg.Client({ connectionString: ADMIN_URL });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE "${new URL(t.url).pathname.slice(1)}"`);
-      await admin.end();
+      await t.create();
       await t.query('CREATE EXTENSION pg_trgm');
     };
     /** The models' tables; SQLite adds its AUTOINCREMENT bookkeeping (click_batches.id). */
@@ -203,12 +207,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       // A shadow database that exists and holds leftovers (a table no migration creates): the
       // engine must start from an empty one, or it would report drift, or fail replaying the
       // history onto tables that already exist.
-      if (kind === 'postgresql') {
-        const admin = new pg.Client({ connectionString: ADMIN_URL });
-        await admin.connect();
-        await admin.query(`CREATE DATABASE "${new URL(shadow.url).pathname.slice(1)}"`);
-        await admin.end();
-      }
+      await shadow.create();
       await shadow.query('CREATE TABLE leftover (id INTEGER)');
 
       for (let run = 1; run <= 2; run++) {
@@ -221,7 +220,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       expect(await appliedMigrations(db)).toEqual(committedMigrations(kind));
     });
 
-    it("upgrading to the account link counts counts the existing links, and the triggers keep them", async () => {
+    it('upgrading to the account link counts counts the existing links, and the triggers keep them', async () => {
       // The history up to the migration before, on a copy (see the next spec for the config).
       const LINK_COUNTS = '20261125110000_account_link_counts';
       const project = join(tmp, 'upgrade');
@@ -235,9 +234,17 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       const config = ['--config', join(project, 'prisma.config.ts')];
       const db = fresh('upgrade');
       expect(prisma(['migrate', 'deploy', ...config], db.url).status).toBe(0);
-      await db.query("INSERT INTO accounts (id, email, created_at) VALUES ('acc-a', 'a@example.test', CURRENT_TIMESTAMP)");
-      await db.query("INSERT INTO accounts (id, email, created_at) VALUES ('acc-b', 'b@example.test', CURRENT_TIMESTAMP)");
-      for (const [code, owner] of [['up-a1', "'acc-a'"], ['up-a2', "'acc-a'"], ['up-anon', 'NULL']]) {
+      await db.query(
+        "INSERT INTO accounts (id, email, created_at) VALUES ('acc-a', 'a@example.test', CURRENT_TIMESTAMP)",
+      );
+      await db.query(
+        "INSERT INTO accounts (id, email, created_at) VALUES ('acc-b', 'b@example.test', CURRENT_TIMESTAMP)",
+      );
+      for (const [code, owner] of [
+        ['up-a1', "'acc-a'"],
+        ['up-a2', "'acc-a'"],
+        ['up-anon', 'NULL'],
+      ]) {
         await db.query(
           `INSERT INTO links (code, url, account_id, clicks, created_at, updated_at)
            VALUES ('${code}', 'https://example.com/', ${owner}, 0, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)`,
@@ -249,7 +256,10 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       });
       expect(prisma(['migrate', 'deploy', ...config], db.url).status).toBe(0);
       const counts = async () =>
-        (await db.query('SELECT id, link_count FROM accounts ORDER BY id')).map((row) => [row.id, Number(row.link_count)]);
+        (await db.query('SELECT id, link_count FROM accounts ORDER BY id')).map((row) => [
+          row.id,
+          Number(row.link_count),
+        ]);
       expect(await counts()).toEqual([
         ['acc-a', 2],
         ['acc-b', 0],

@@ -17,8 +17,8 @@ export interface LinkClickRows {
 }
 
 /**
- * The link, its daily rows from day $2 on and its top $3 referrer hosts over them (all with a
- * null or negative $3), in one statement, so from one snapshot whatever a fold does meanwhile:
+ * The link, its daily rows from day $2 on and its top $3 referrer hosts over them (all of them
+ * when $3 is null), in one statement, so from one snapshot whatever a fold does meanwhile:
  * the row's count, its daily rows and the last click batch they include agree. The rows come as
  * JSON arrays of [day, clicks] and [host, clicks]: a year of days is one value to convert, not
  * 366 rows. Dates as SQLite's ISO text or PostgreSQL's epoch milliseconds.
