@@ -42,7 +42,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   registerJsonBodyParser(adapter.getInstance());
   registerBodyLimits(adapter.getInstance());
   closeConnectionsWhenClosing(adapter.getInstance());
-  await registerDashboardPlugins(adapter.getInstance(), config.shortBaseUrl.startsWith('https:'));
+  await registerDashboardPlugins(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: true,
     bodyParser: false,

@@ -259,7 +259,7 @@ describe('shortlink CLI', () => {
         headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: csrfCookie },
         body: new URLSearchParams({ _csrf: csrf, email: account, password }).toString(),
       });
-      const session = response.headers.getSetCookie().find((line) => line.startsWith('shortlink_session='));
+      const session = response.headers.getSetCookie().find((line) => line.startsWith('__Host-shortlink_session='));
       return { status: response.status, cookie: session?.split(';')[0] };
     };
 

@@ -3,69 +3,9 @@ import { AccountsService } from '../src/accounts/accounts.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { hashSessionId } from '../src/dashboard/sessions.service.js';
 import { createAccountWithToken, newClient } from './support/factories.js';
+import { Browser } from './support/form-browser.js';
 import { qrCodeSvg } from '../src/links/qr-code.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
-
-/** A browser's cookie jar and CSRF handling, over plain fetch. */
-class Browser {
-  readonly cookies = new Map<string, string>();
-  /** `extraHeaders`: e.g. `newClient()`, a client address of its own for the rate limits. */
-  constructor(
-    private readonly testApp: TestApp,
-    private readonly extraHeaders: Record<string, string> = {},
-  ) {}
-
-  async get(path: string): Promise<Response> {
-    return this.keep(await this.testApp.request(path, { headers: this.headers(), redirect: 'manual' }));
-  }
-
-  /** Posts a form the way the page would (with the page's CSRF token unless `csrf` is given). */
-  async post(
-    path: string,
-    fields: Record<string, string | string[]>,
-    csrf?: string,
-    formPage = path,
-  ): Promise<Response> {
-    const token = csrf ?? (await this.csrfFrom(formPage));
-    const body = new URLSearchParams();
-    for (const [name, value] of Object.entries({ _csrf: token, ...fields })) {
-      for (const one of Array.isArray(value) ? value : [value]) body.append(name, one);
-    }
-    return this.keep(
-      await this.testApp.request(path, {
-        method: 'POST',
-        headers: { ...this.headers(), 'content-type': 'application/x-www-form-urlencoded' },
-        body: body.toString(),
-        redirect: 'manual',
-      }),
-    );
-  }
-
-  async csrfFrom(path: string): Promise<string> {
-    const html = await (await this.get(path)).text();
-    const match = /name="_csrf" value="([^"]+)"/.exec(html);
-    if (!match?.[1]) throw new Error(`No CSRF token on ${path}`);
-    return match[1];
-  }
-
-  private headers(): Record<string, string> {
-    const cookie: Record<string, string> = this.cookies.size
-      ? { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ') }
-      : {};
-    return { ...this.extraHeaders, ...cookie };
-  }
-
-  private keep(response: Response): Response {
-    for (const line of response.headers.getSetCookie()) {
-      const [pair = '', ...attributes] = line.split(';');
-      const [name = '', value = ''] = pair.split('=');
-      const expired = attributes.some((a) => /^\s*expires=Thu, 01 Jan 1970/i.test(a)) || value === '';
-      if (expired) this.cookies.delete(name.trim());
-      else this.cookies.set(name.trim(), value);
-    }
-    return response;
-  }
-}
 
 const newEmail = () => `p-${randomBytes(4).toString('hex')}@example.test`;
 const PASSWORD = 'correct horse battery';
@@ -82,7 +22,7 @@ describe('Account dashboard', () => {
   let testApp: TestApp;
 
   beforeAll(async () => {
-    testApp = await startTestApp({ RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000' });
+    testApp = await startTestApp({ RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000', TRUST_PROXY: 'true' });
   });
   afterAll(() => testApp.close());
 
@@ -91,7 +31,7 @@ describe('Account dashboard', () => {
     const response = await browser.post('/signup', { email: newEmail(), password: PASSWORD });
 
     expect(response.status).toBe(303);
-    const cookie = response.headers.getSetCookie().find((c) => c.startsWith('shortlink_session='));
+    const cookie = response.headers.getSetCookie().find((c) => c.startsWith('__Host-shortlink_session='));
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Lax/);
     expect(cookie).toMatch(/Secure/);
@@ -101,7 +41,7 @@ describe('Account dashboard', () => {
 
   it('stores only the hash of the session id', async () => {
     const browser = await signUp(testApp);
-    const raw = browser.cookies.get('shortlink_session')!;
+    const raw = browser.cookies.get('__Host-shortlink_session')!;
     const prisma = testApp.app.get(PrismaService);
 
     expect(await prisma.session.findUnique({ where: { idHash: raw } })).toBeNull();
@@ -378,7 +318,7 @@ describe('Account dashboard', () => {
 
   it('ends a session idle for longer than SESSION_TTL_DAYS', async () => {
     const browser = await signUp(testApp);
-    const raw = browser.cookies.get('shortlink_session')!;
+    const raw = browser.cookies.get('__Host-shortlink_session')!;
     await testApp.app.get(PrismaService).session.update({
       where: { idHash: hashSessionId(raw) },
       data: { lastSeenAt: new Date(Date.now() - 31 * 86_400_000) },
@@ -395,7 +335,7 @@ describe('Account dashboard', () => {
     const owner = await createAccountWithToken(testApp);
 
     const api = await testApp.request('/api/links', {
-      headers: { cookie: `shortlink_session=${browser.cookies.get('shortlink_session')}` },
+      headers: { cookie: `__Host-shortlink_session=${browser.cookies.get('__Host-shortlink_session')}` },
     });
     const page = await testApp.request('/dashboard', { headers: owner.bearer, redirect: 'manual' });
 
@@ -523,7 +463,7 @@ describe('Account dashboard limits', () => {
     expect(blocked.status).toBe(429);
     expect(blocked.headers.get('retry-after')).toMatch(/^\d+$/);
     expect(await blocked.text()).toContain('Too many sign-in attempts');
-    expect(blocked.headers.getSetCookie().some((line) => line.startsWith('shortlink_session='))).toBe(false);
+    expect(blocked.headers.getSetCookie().some((line) => line.startsWith('__Host-shortlink_session='))).toBe(false);
 
     const someoneElse = new Browser(testApp, newClient());
     const signedIn = await someoneElse.post('/login', { email, password: PASSWORD });

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsRepository, type AccountRecord } from './accounts.repository.js';
+import { issueDeviceCookie, verifyDeviceCookie } from './device-cookies.js';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 
 export interface AccountView {
@@ -64,7 +65,7 @@ export class AccountsService {
     if (normalized.length > EMAIL_MAX_LENGTH || !EMAIL.test(normalized)) {
       throw new AccountInputError('email', 'Enter an email address like name@example.com.');
     }
-    const problem = passwordProblem(password);
+    const problem = await passwordProblem(password, normalized);
     if (problem) throw new AccountInputError('password', problem);
     const account = await this.accounts.create(normalized, await hashPassword(password));
     if (!account) throw new AccountExistsError('email already registered');
@@ -82,9 +83,31 @@ export class AccountsService {
     return ok && account?.passwordHash ? toAccountView(account) : null;
   }
 
+  /**
+   * Which device of the account a device cookie proves (a stable key for its own sign-in
+   * counter), or null when the cookie is missing, forged, for another account or from before
+   * the password last changed.
+   */
+  async trustedDevice(email: string, cookie: string | undefined): Promise<string | null> {
+    if (cookie === undefined) return null;
+    const normalized = normalizeEmail(email);
+    const account = normalized.length <= EMAIL_MAX_LENGTH ? await this.accounts.findByEmail(normalized) : null;
+    if (!account?.passwordHash) return null;
+    const nonce = verifyDeviceCookie(cookie, account.id, account.passwordHash);
+    return nonce && `${account.id}:${nonce}`;
+  }
+
+  /** A new device cookie for a browser that just proved the account's password. */
+  async deviceCookie(accountId: string): Promise<string | null> {
+    const account = await this.accounts.findById(accountId);
+    return account?.passwordHash ? issueDeviceCookie(account.id, account.passwordHash) : null;
+  }
+
   /** Sets a new password and ends every other session of the account. */
   async setPassword(accountId: string, password: string, keepSessionHash?: string): Promise<void> {
-    const problem = passwordProblem(password);
+    const account = await this.accounts.findById(accountId);
+    if (!account) throw new RangeError('No such account');
+    const problem = await passwordProblem(password, account.email);
     if (problem) throw new AccountInputError('password', problem);
     const updated = await this.accounts.setPassword(accountId, await hashPassword(password), keepSessionHash);
     if (!updated) throw new RangeError('No such account');

@@ -53,11 +53,42 @@ describe('passwords', () => {
     await expect(verifyPassword('x'.repeat(257), sut)).resolves.toBe(false);
   });
 
-  it('names the problem with a new password by its length', () => {
-    expect(passwordProblem('1234567')).toBe('Use at least 8 characters.');
-    expect(passwordProblem('12345678')).toBeNull();
-    expect(passwordProblem('x'.repeat(256))).toBeNull();
-    expect(passwordProblem('x'.repeat(257))).toBe('Use at most 256 characters.');
+  it('names the problem with a new password by its length', async () => {
+    await expect(passwordProblem('Zq8#')).resolves.toBe('Use at least 8 characters.');
+    await expect(passwordProblem('x'.repeat(257))).resolves.toBe('Use at most 256 characters.');
+    await expect(passwordProblem('vortex lantern 93 quilt')).resolves.toBeNull();
+  });
+
+  // NIST SP 800-63B: new passwords are checked against lists of common and breached passwords
+  // and against what the service knows of the person, not against composition rules.
+  it.each([
+    ['the most common password', 'password', /one of the most used passwords/],
+    ['eight spaces', '        ', /Repeated characters/],
+    ['a keyboard row', 'qwertyuiop', /most used|row of keys/],
+    ['a common password with a digit and a symbol', 'Password123!', /close to a commonly used|commonly used/],
+    ['a breached favourite', 'iloveyou2', /commonly used|most used/],
+    ['a repeated word', 'hunter2hunter2', /Repeated groups/],
+  ])('refuses %s', async (_, password, why) => {
+    const problem = await passwordProblem(password, 'someone@example.test');
+
+    expect(problem).toMatch(why);
+    expect(problem).toMatch(/Choose a longer password/);
+  });
+
+  it.each([
+    ['the email itself', 'maria.lopez@example.test'],
+    ['the email in another case', 'Maria.Lopez@Example.TEST'],
+    ['the email with more around it', 'my maria.lopez@example.test!'],
+    ['the part before the @', 'maria.lopez2026'],
+  ])('refuses %s', async (_, password) => {
+    await expect(passwordProblem(password, 'maria.lopez@example.test')).resolves.toBe(
+      'Do not use your email address in your password.',
+    );
+  });
+
+  it('accepts a long passphrase of unrelated words and a long random string', async () => {
+    await expect(passwordProblem('correct horse battery', 'a@example.test')).resolves.toBeNull();
+    await expect(passwordProblem('k8#pQz2!mW4r', 'a@example.test')).resolves.toBeNull();
   });
 
   it('keeps one decoy hash that no password matches', async () => {

@@ -1,8 +1,6 @@
 import { Controller, Get, Inject, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
-import { HttpAdapterHost } from '@nestjs/core';
 import { ApiExcludeController } from '@nestjs/swagger';
-import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AccountExistsError, AccountInputError, AccountsService } from '../accounts/accounts.service.js';
 import { Public } from '../auth/auth.decorators.js';
 import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
@@ -19,17 +17,19 @@ import { qrCodeSvg } from '../links/qr-code.js';
 import { AnonymousCreation } from '../rate-limit/rate-limit.decorators.js';
 import { clickChart } from './click-chart.js';
 import { expiryForForm, expiryFromForm } from './expiry-field.js';
-import { csrfValid } from './dashboard.plugins.js';
+import { CsrfTokens } from './csrf-tokens.js';
+import { DashboardCookies } from './dashboard-cookies.js';
 import { PageErrorFilter, PageError } from './page-error.filter.js';
 import { safeNext } from './safe-next.js';
-import { SESSION_COOKIE, SessionsService, type ActiveSession } from './sessions.service.js';
+import { SessionsService, type ActiveSession } from './sessions.service.js';
+import { SignInLimits } from './sign-in-limits.service.js';
 
 type Form = Record<string, string | string[] | undefined>;
 type Errors = Record<string, string>;
 
 const PAGE_SIZE = 20;
-const SIGN_IN_LIMIT = 10;
-const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+/** How long a browser's device cookie lasts (it is renewed at every sign-in). */
+const DEVICE_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
 const TOKEN_NAME_MAX_LENGTH = 100;
 
 /** One value of a form field (a repeated field counts as its first value); never undefined. */
@@ -50,20 +50,17 @@ function fieldList(form: Form | undefined, name: string): string[] {
 @Public()
 @UseFilters(PageErrorFilter)
 export class DashboardController {
-  private readonly fastify: FastifyInstance;
-
   constructor(
     private readonly accounts: AccountsService,
     private readonly sessions: SessionsService,
     private readonly links: LinksService,
     private readonly tokens: TokensService,
     private readonly clicks: ClicksService,
-    @InjectThrottlerStorage() private readonly limits: ThrottlerStorage,
+    private readonly signInLimits: SignInLimits,
+    private readonly csrf: CsrfTokens,
+    private readonly cookies: DashboardCookies,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    adapterHost: HttpAdapterHost,
-  ) {
-    this.fastify = adapterHost.httpAdapter.getInstance<FastifyInstance>();
-  }
+  ) {}
 
   // ---- front page --------------------------------------------------------------------------
 
@@ -76,7 +73,7 @@ export class DashboardController {
   @Post('/')
   @AnonymousCreation()
   async shortenAnonymously(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    this.checkCsrf(request);
+    this.checkCsrf(request, false);
     const form = request.body as Form;
     const url = field(form, 'url');
     try {
@@ -97,16 +94,23 @@ export class DashboardController {
 
   @Post('/signup')
   async signup(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    this.checkCsrf(request);
+    this.checkCsrf(request, false);
     if (!this.config.signupOpen) {
       return this.render(reply, 'signup', { form: {}, errors: {}, signupOpen: false }, 403);
     }
     const form = request.body as Form;
     const email = field(form, 'email', 1000);
     const password = field(form, 'password', 1000);
+    const wait = await this.signInLimits.checkSignUp(request.ip);
+    if (wait !== null) {
+      void reply.header('Retry-After', String(wait));
+      const errors = { form: 'Too many attempts from your network. Wait a few minutes and try again.' };
+      return this.render(reply, 'signup', { form: { email }, errors, signupOpen: true }, 429);
+    }
     try {
       const account = await this.accounts.register(email, password);
       await this.signIn(reply, account.id);
+      this.keepDevice(reply, await this.accounts.deviceCookie(account.id));
       return reply.redirect('/dashboard', 303);
     } catch (error) {
       const errors: Errors = {};
@@ -126,17 +130,14 @@ export class DashboardController {
 
   @Post('/login')
   async login(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Query('next') next: unknown) {
-    this.checkCsrf(request);
+    this.checkCsrf(request, false);
     const form = request.body as Form;
     const email = field(form, 'email', 1000);
     const password = field(form, 'password', 1000);
     const target = safeNext(field(form, 'next', 2000) || next);
-    const [byIp, byEmail] = await Promise.all([
-      this.hit(`signin-ip:${request.ip}`),
-      this.hit(`signin-email:${email.trim().toLowerCase()}`),
-    ]);
-    if (byIp.isBlocked || byEmail.isBlocked) {
-      void reply.header('Retry-After', String(Math.max(byIp.timeToBlockExpire, byEmail.timeToBlockExpire)));
+    const check = await this.signInLimits.checkPassword(email, password, this.signInClient(request));
+    if (check.outcome === 'limited') {
+      void reply.header('Retry-After', String(check.retryAfterSeconds));
       return this.render(
         reply,
         'login',
@@ -148,8 +149,7 @@ export class DashboardController {
         429,
       );
     }
-    const account = await this.accounts.verifyCredentials(email, password);
-    if (!account) {
+    if (check.outcome === 'wrong') {
       return this.render(
         reply,
         'login',
@@ -159,16 +159,20 @@ export class DashboardController {
     }
     const previous = await this.session(request);
     if (previous) await this.sessions.end(previous.idHash);
-    await this.signIn(reply, account.id);
+    await this.signIn(reply, check.account.id);
+    this.keepDevice(reply, check.deviceCookie);
     return reply.redirect(target, 303);
   }
 
   @Post('/logout')
   async logout(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    this.checkCsrf(request);
     const session = await this.session(request);
-    if (session) await this.sessions.end(session.idHash);
-    void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    // Without a live session there is nothing to end, and nothing a forged form could do.
+    if (session) {
+      this.checkCsrf(request, true);
+      await this.sessions.end(session.idHash);
+    }
+    this.cookies.clear(reply, 'session');
     return reply.redirect('/login', 303);
   }
 
@@ -185,7 +189,7 @@ export class DashboardController {
   async createLink(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const session = await this.requireSession(request, reply);
     if (!session) return reply;
-    this.checkCsrf(request);
+    this.checkCsrf(request, true);
     const form = request.body as Form;
     const url = field(form, 'url');
     const customCode = field(form, 'custom_code', 1000).trim();
@@ -235,7 +239,7 @@ export class DashboardController {
   async editLink(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('code') code: string) {
     const session = await this.requireSession(request, reply);
     if (!session) return reply;
-    this.checkCsrf(request);
+    this.checkCsrf(request, true);
     const form = request.body as Form;
     const url = field(form, 'url');
     const expiresAt = field(form, 'expires_at', 100);
@@ -261,7 +265,7 @@ export class DashboardController {
   async deleteLink(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('code') code: string) {
     const session = await this.requireSession(request, reply);
     if (!session) return reply;
-    this.checkCsrf(request);
+    this.checkCsrf(request, true);
     try {
       await this.links.remove(this.caller(session), code);
     } catch (error) {
@@ -284,7 +288,7 @@ export class DashboardController {
   async createToken(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const session = await this.requireSession(request, reply);
     if (!session) return reply;
-    this.checkCsrf(request);
+    this.checkCsrf(request, true);
     const form = request.body as Form;
     const name = field(form, 'name').trim();
     const requested = fieldList(form, 'scopes');
@@ -306,7 +310,7 @@ export class DashboardController {
   async revokeToken(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('id') id: string) {
     const session = await this.requireSession(request, reply);
     if (!session) return reply;
-    this.checkCsrf(request);
+    this.checkCsrf(request, true);
     const own = await this.tokens.listForAccount(session.accountId);
     if (!own.some((token) => token.id === id)) throw new PageError(404, 'No such token');
     await this.tokens.revoke(id);
@@ -326,12 +330,26 @@ export class DashboardController {
   async changePassword(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const session = await this.requireSession(request, reply);
     if (!session) return reply;
-    this.checkCsrf(request);
+    this.checkCsrf(request, true);
     const form = request.body as Form;
     const account = await this.accounts.findById(session.accountId);
     if (!account) throw new PageError(404, 'No such account');
-    const current = await this.accounts.verifyCredentials(account.email, field(form, 'current_password', 1000));
-    if (!current) {
+    // The same limits as signing in: a session left open must not be a way to guess the password.
+    const check = await this.signInLimits.checkPassword(
+      account.email,
+      field(form, 'current_password', 1000),
+      this.signInClient(request),
+    );
+    if (check.outcome === 'limited') {
+      void reply.header('Retry-After', String(check.retryAfterSeconds));
+      return this.renderAccount(
+        reply,
+        session,
+        { errors: { current_password: 'Too many wrong passwords. Wait a few minutes and try again.' } },
+        429,
+      );
+    }
+    if (check.outcome === 'wrong') {
       return this.renderAccount(
         reply,
         session,
@@ -345,6 +363,8 @@ export class DashboardController {
       if (!(error instanceof AccountInputError)) throw error;
       return this.renderAccount(reply, session, { errors: { new_password: error.message } }, 400);
     }
+    // The new password retires every device cookie; this browser just proved it and keeps one.
+    this.keepDevice(reply, await this.accounts.deviceCookie(session.accountId));
     return reply.redirect('/account?password=changed', 303);
   }
 
@@ -352,9 +372,9 @@ export class DashboardController {
   async signOutEverywhere(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const session = await this.requireSession(request, reply);
     if (!session) return reply;
-    this.checkCsrf(request);
+    this.checkCsrf(request, true);
     await this.sessions.endAll(session.accountId);
-    void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    this.cookies.clear(reply, 'session');
     return reply.redirect('/login', 303);
   }
 
@@ -362,7 +382,7 @@ export class DashboardController {
   async deleteAccount(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const session = await this.requireSession(request, reply);
     if (!session) return reply;
-    this.checkCsrf(request);
+    this.checkCsrf(request, true);
     const account = await this.accounts.findById(session.accountId);
     if (!account) throw new PageError(404, 'No such account');
     const typed = field(request.body as Form, 'confirm_email', 1000)
@@ -377,7 +397,7 @@ export class DashboardController {
       );
     }
     await this.links.deleteAccountWithLinks(account.id, () => this.accounts.delete(account.id));
-    void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    this.cookies.clear(reply, 'session');
     return reply.redirect('/?deleted=1', 303);
   }
 
@@ -388,7 +408,7 @@ export class DashboardController {
   }
 
   private session(request: FastifyRequest): Promise<ActiveSession | null> {
-    return this.sessions.resolve(request.cookies[SESSION_COOKIE]);
+    return this.sessions.resolve(this.cookies.read(request, 'session'));
   }
 
   /** The session, or null after answering 303 to the sign-in page (which brings the person back). */
@@ -403,26 +423,25 @@ export class DashboardController {
 
   private async signIn(reply: FastifyReply, accountId: string): Promise<void> {
     const id = await this.sessions.start(accountId);
-    void reply.setCookie(SESSION_COOKIE, id, {
-      path: '/',
-      httpOnly: true,
-      sameSite: 'lax',
-      secure: this.config.shortBaseUrl.startsWith('https:'),
-      maxAge: Math.floor(this.sessions.ttlMs / 1000),
-    });
+    this.cookies.set(reply, 'session', id, Math.floor(this.sessions.ttlMs / 1000));
   }
 
-  private checkCsrf(request: FastifyRequest): void {
-    if (!csrfValid(this.fastify, request)) {
+  private keepDevice(reply: FastifyReply, deviceCookie: string | null): void {
+    if (deviceCookie) this.cookies.set(reply, 'device', deviceCookie, DEVICE_COOKIE_MAX_AGE_SECONDS);
+  }
+
+  private signInClient(request: FastifyRequest) {
+    return { ip: request.ip, deviceCookie: this.cookies.read(request, 'device') };
+  }
+
+  /** `signedIn`: the form was shown to a live session (its token is bound to it), else signed out. */
+  private checkCsrf(request: FastifyRequest, signedIn: boolean): void {
+    if (!this.csrf.valid(request, signedIn)) {
       throw new PageError(
         403,
         'This form has expired or did not come from this site. Go back, reload the page and try again.',
       );
     }
-  }
-
-  private hit(key: string) {
-    return this.limits.increment(key, SIGN_IN_WINDOW_MS, SIGN_IN_LIMIT, 0, 'signin');
   }
 
   /** The API's errors about a link, as messages next to the form's fields. */
@@ -522,10 +541,11 @@ export class DashboardController {
     );
   }
 
-  private async render(reply: FastifyReply, page: string, data: object, status = 200) {
+  /** Pages whose data carry a `session` are signed-in pages: their forms' tokens are bound to it. */
+  private async render(reply: FastifyReply, page: string, data: { session?: ActiveSession | null; [key: string]: unknown }, status = 200) {
     const html = await reply.viewAsync(`${page}.eta`, {
       ...data,
-      csrfToken: reply.generateCsrf(),
+      csrfToken: this.csrf.issue(reply.request, reply, Boolean(data.session)),
       shortBaseUrl: this.config.shortBaseUrl,
     });
     return reply

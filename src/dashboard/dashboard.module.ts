@@ -6,10 +6,13 @@ import { LinksModule } from '../links/links.module.js';
 import { DashboardController } from './dashboard.controller.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
+import { SignInLimits } from './sign-in-limits.service.js';
+import { CsrfTokens } from './csrf-tokens.js';
+import { DashboardCookies } from './dashboard-cookies.js';
 
 @Module({
   imports: [AccountsModule, TokensModule, LinksModule, ClicksModule],
   controllers: [DashboardController],
-  providers: [SessionsRepository, SessionsService],
+  providers: [SessionsRepository, SessionsService, SignInLimits, DashboardCookies, CsrfTokens],
 })
 export class DashboardModule {}

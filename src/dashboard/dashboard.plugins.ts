@@ -3,11 +3,10 @@ import { parse as parseQueryString } from 'node:querystring';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyCookie from '@fastify/cookie';
-import fastifyCsrf from '@fastify/csrf-protection';
 import fastifyStatic from '@fastify/static';
 import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
-import { errorCodes, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyInstance } from 'fastify';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /**
@@ -45,17 +44,12 @@ export function isPagePath(url: string): boolean {
 }
 
 /**
- * Fastify plugins of the dashboard pages: cookies, CSRF tokens (secret in an HttpOnly cookie,
- * token in every form), the view engine (Eta, escaping by default), its CSS and script under
+ * Fastify plugins of the dashboard pages: cookies (named and set by DashboardCookies; CSRF tokens
+ * are CsrfTokens'), the view engine (Eta, escaping by default), its CSS and script under
  * /static/, and form bodies on page paths only (the API stays JSON-only: 415 elsewhere).
  */
-export async function registerDashboardPlugins(fastify: FastifyInstance, secureCookies: boolean): Promise<void> {
+export async function registerDashboardPlugins(fastify: FastifyInstance): Promise<void> {
   await fastify.register(fastifyCookie);
-  await fastify.register(fastifyCsrf, {
-    cookieKey: 'shortlink_csrf',
-    cookieOpts: { path: '/', sameSite: 'lax', httpOnly: true, secure: secureCookies },
-    getToken: (request: FastifyRequest) => (request.body as { _csrf?: unknown } | undefined)?._csrf as string,
-  });
   await fastify.register(fastifyView, {
     engine: { eta: new Eta({ autoEscape: true, autoTrim: false, useWith: false }) },
     root: VIEWS_DIR,
@@ -79,14 +73,4 @@ export async function registerDashboardPlugins(fastify: FastifyInstance, secureC
       done(null, parseQueryString(body as string));
     },
   );
-}
-
-/** Whether the request's form carries a valid CSRF token (the plugin's check, without its reply). */
-export function csrfValid(fastify: FastifyInstance, request: FastifyRequest): boolean {
-  let valid = false;
-  const silent = { send: () => undefined } as unknown as FastifyReply;
-  fastify.csrfProtection(request, silent, () => {
-    valid = true;
-  });
-  return valid;
 }

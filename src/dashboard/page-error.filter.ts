@@ -2,7 +2,9 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { logServerFault } from '../common/errors/problem-details.filter.js';
 import { toProblem } from '../common/errors/problem.js';
-import { SESSION_COOKIE, SessionsService, type ActiveSession } from './sessions.service.js';
+import { CsrfTokens } from './csrf-tokens.js';
+import { DashboardCookies } from './dashboard-cookies.js';
+import { SessionsService, type ActiveSession } from './sessions.service.js';
 
 /** An error page a person should see, with its status. */
 export class PageError extends HttpException {
@@ -27,7 +29,11 @@ const TITLES: Record<number, string> = {
 export class PageErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
-  constructor(private readonly sessions: SessionsService) {}
+  constructor(
+    private readonly sessions: SessionsService,
+    private readonly cookies: DashboardCookies,
+    private readonly csrf: CsrfTokens,
+  ) {}
 
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
@@ -45,13 +51,14 @@ export class PageErrorFilter implements ExceptionFilter {
     }
     try {
       // A signed-in person keeps the signed-in header (and a working Sign out) on an error page.
-      const session = await this.sessionOf(host.switchToHttp().getRequest<FastifyRequest>());
+      const request = host.switchToHttp().getRequest<FastifyRequest>();
+      const session = await this.sessionOf(request);
       const html = await reply.viewAsync('error.eta', {
         status,
         title: TITLES[status] ?? (status >= 500 ? 'Something went wrong' : 'That did not work'),
         message,
         session,
-        csrfToken: session ? reply.generateCsrf() : '',
+        csrfToken: session ? this.csrf.issue(request, reply, true) : '',
       });
       void reply
         .status(status)
@@ -67,7 +74,7 @@ export class PageErrorFilter implements ExceptionFilter {
   /** The visitor's session, or null: also when the database is what failed (the page still shows). */
   private async sessionOf(request: FastifyRequest): Promise<ActiveSession | null> {
     try {
-      return await this.sessions.resolve(request.cookies?.[SESSION_COOKIE]);
+      return await this.sessions.resolve(this.cookies.read(request, 'session'));
     } catch {
       return null;
     }

@@ -17,6 +17,10 @@ describe('safeNext', () => {
     ['a relative path', 'dashboard'],
     ['a tab inside', '/\t/evil.example'],
     ['a newline (header splitting)', '/dashboard\r\nSet-Cookie: x=1'],
+    ['a DEL character (ERR_INVALID_CHAR in Location before)', '/\x7f/x'],
+    ['a line separator U+2028', '/dashboard\u2028'],
+    ['a non-ASCII letter', '/dashboard/caf\u00e9'],
+    ['a space', '/dashboard?q=a b'],
     ['an empty value', ''],
     ['a path longer than 2,000 characters', `/${'a'.repeat(2000)}`],
   ])('falls back to the links page for %s', (_, next) => {

@@ -4,8 +4,6 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { SessionsRepository } from './sessions.repository.js';
 
-export const SESSION_COOKIE = 'shortlink_session';
-
 // Writing last_seen_at on every page view would turn each read into a write; a minute's
 // precision is plenty for an expiry counted in days.
 const TOUCH_INTERVAL_MS = 60_000;

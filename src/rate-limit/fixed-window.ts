@@ -34,6 +34,13 @@ export class MemoryWindows {
     return { hits: window.hits, msLeft: window.resetAt - now };
   }
 
+  /** The key's hits in its current window, without counting one more. */
+  peek(key: string, now = Date.now()): { hits: number; msLeft: number } {
+    const window = this.windows.get(key);
+    if (!window || window.resetAt <= now) return { hits: 0, msLeft: 0 };
+    return { hits: window.hits, msLeft: window.resetAt - now };
+  }
+
   get size(): number {
     return this.windows.size;
   }

@@ -18,7 +18,17 @@ end
 return {hits, ttl}
 `;
 
-type RedisWithHit = Redis & { rateLimitHit(key: string, ttlMs: number): Promise<[number, number]> };
+/** A counter's hits and the window's remaining milliseconds, without counting a hit. */
+const PEEK_SCRIPT = `
+local hits = tonumber(redis.call('GET', KEYS[1]) or '0')
+local ttl = redis.call('PTTL', KEYS[1])
+return {hits, ttl}
+`;
+
+type RedisWithHit = Redis & {
+  rateLimitHit(key: string, ttlMs: number): Promise<[number, number]>;
+  rateLimitPeek(key: string): Promise<[number, number]>;
+};
 
 /**
  * The throttler's storage: counters in Redis when REDIS_URL is set, so every instance shares
@@ -35,7 +45,10 @@ export class RateLimitStorage implements ThrottlerStorage {
     redis: Redis | null,
     private readonly logger: { log(message: string): void; warn(message: string): void } = new Logger('RateLimit'),
   ) {
-    if (redis) redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+    if (redis) {
+      redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
+      redis.defineCommand('rateLimitPeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+    }
     this.redis = redis as RedisWithHit | null;
   }
 
@@ -43,6 +56,26 @@ export class RateLimitStorage implements ThrottlerStorage {
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
     const { hits, msLeft } = (await this.hitRedis(key, ttl)) ?? this.memory.hit(key, ttl);
     return windowRecord(hits, msLeft, limit);
+  }
+
+  /**
+   * The key's record as the next `increment` would see it before its own hit: whether the key is
+   * already over `limit`. Used where only failures count (sign-in), so the check comes first.
+   */
+  async peek(key: string, limit: number): Promise<ThrottlerStorageRecord> {
+    const { hits, msLeft } = (await this.peekRedis(key)) ?? this.memory.peek(key);
+    return windowRecord(hits, msLeft, limit - 1);
+  }
+
+  private async peekRedis(key: string): Promise<{ hits: number; msLeft: number } | undefined> {
+    if (!this.redis) return undefined;
+    if (this.redis.status !== 'ready') return this.fallBack(`connection is ${this.redis.status}`);
+    try {
+      const [hits, msLeft] = await this.redis.rateLimitPeek(key);
+      return { hits, msLeft: Math.max(0, msLeft) };
+    } catch (error) {
+      return this.fallBack(error instanceof Error ? error.message : String(error));
+    }
   }
 
   private async hitRedis(key: string, ttlMs: number): Promise<{ hits: number; msLeft: number } | undefined> {

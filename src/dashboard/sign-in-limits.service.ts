@@ -1,0 +1,69 @@
+import { Injectable } from '@nestjs/common';
+import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
+import { AccountsService, type AccountView } from '../accounts/accounts.service.js';
+import { RateLimitStorage } from '../rate-limit/rate-limit.storage.js';
+
+/** Attempts per counter and window (the contract's "10 per 15 minutes"). */
+export const SIGN_IN_LIMIT = 10;
+export const SIGN_IN_WINDOW_MS = 15 * 60 * 1000;
+
+/** Who is trying: the client's address and the device cookie its browser sent, if any. */
+export interface SignInClient {
+  ip: string;
+  deviceCookie: string | undefined;
+}
+
+export type PasswordCheck =
+  | { outcome: 'right'; account: AccountView; deviceCookie: string | null }
+  | { outcome: 'wrong' }
+  | { outcome: 'limited'; retryAfterSeconds: number };
+
+/**
+ * Every check of an account's password (signing in, and the current password before a change)
+ * and every sign-up goes through these limits, shared by all instances through the rate-limit
+ * storage (Redis when REDIS_URL is set):
+ *
+ * - per client IP: every attempt counts, sign-ups included (a refused sign-up tells whether an
+ *   email is registered, so it may not be cheaper than a sign-in attempt);
+ * - per account: only wrong passwords count, on one counter for browsers that never signed in to
+ *   the account and one per browser that did (its device cookie). Guesses from anywhere else
+ *   lock out only "anywhere else"; the owner's browser keeps its own counter (OWASP's device
+ *   cookies).
+ */
+@Injectable()
+export class SignInLimits {
+  private readonly storage: RateLimitStorage;
+
+  constructor(
+    private readonly accounts: AccountsService,
+    @InjectThrottlerStorage() storage: ThrottlerStorage,
+  ) {
+    if (!(storage instanceof RateLimitStorage)) throw new Error('SignInLimits needs the RateLimitStorage');
+    this.storage = storage;
+  }
+
+  async checkPassword(email: string, password: string, client: SignInClient): Promise<PasswordCheck> {
+    const byIp = await this.countAttempt(client.ip);
+    if (byIp.isBlocked) return { outcome: 'limited', retryAfterSeconds: byIp.timeToBlockExpire };
+    const device = await this.accounts.trustedDevice(email, client.deviceCookie);
+    const accountKey = device ? `signin-device:${device}` : `signin-email:${email.trim().toLowerCase()}`;
+    const byAccount = await this.storage.peek(accountKey, SIGN_IN_LIMIT);
+    if (byAccount.isBlocked) return { outcome: 'limited', retryAfterSeconds: byAccount.timeToBlockExpire };
+    const account = await this.accounts.verifyCredentials(email, password);
+    if (!account) {
+      await this.storage.increment(accountKey, SIGN_IN_WINDOW_MS, SIGN_IN_LIMIT);
+      return { outcome: 'wrong' };
+    }
+    return { outcome: 'right', account, deviceCookie: await this.accounts.deviceCookie(account.id) };
+  }
+
+  /** Counts a sign-up against the client's attempts: the seconds to wait when over the limit, else null. */
+  async checkSignUp(ip: string): Promise<number | null> {
+    const byIp = await this.countAttempt(ip);
+    return byIp.isBlocked ? byIp.timeToBlockExpire : null;
+  }
+
+  private countAttempt(ip: string) {
+    return this.storage.increment(`signin-ip:${ip}`, SIGN_IN_WINDOW_MS, SIGN_IN_LIMIT);
+  }
+}
