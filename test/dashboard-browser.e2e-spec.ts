@@ -306,8 +306,10 @@ describe('Account dashboard in a browser', () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await check('login-refused');
       await page.goto('/signup');
-      await page.getByLabel('Email').fill('not an email');
+      await page.getByLabel('Email').fill(newEmail());
+      await page.getByLabel('Password').fill('password123');
       await page.getByRole('button', { name: 'Sign up' }).click();
+      expect(await page.getByText(/commonly used password|most used passwords/).isVisible()).toBe(true);
       await check('signup-refused');
 
       await signUp(page);

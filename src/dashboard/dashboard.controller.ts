@@ -470,7 +470,8 @@ export class DashboardController {
     const query = request.query as Record<string, unknown>;
     // The search box: the API's `q` rules; anything else is said next to the box, not searched.
     const q = typeof query.q === 'string' ? query.q.trim() : '';
-    const searchError = q.length > MAX_SEARCH_LENGTH ? `Search for at most ${MAX_SEARCH_LENGTH} characters.` : undefined;
+    const searchError =
+      q.length > MAX_SEARCH_LENGTH ? `Search for at most ${MAX_SEARCH_LENGTH} characters.` : undefined;
     const search = q !== '' && !searchError ? q : undefined;
     const list = await this.links.list(this.caller(session), {
       limit: PAGE_SIZE,
@@ -542,7 +543,12 @@ export class DashboardController {
   }
 
   /** Pages whose data carry a `session` are signed-in pages: their forms' tokens are bound to it. */
-  private async render(reply: FastifyReply, page: string, data: { session?: ActiveSession | null; [key: string]: unknown }, status = 200) {
+  private async render(
+    reply: FastifyReply,
+    page: string,
+    data: { session?: ActiveSession | null; [key: string]: unknown },
+    status = 200,
+  ) {
     const html = await reply.viewAsync(`${page}.eta`, {
       ...data,
       csrfToken: this.csrf.issue(reply.request, reply, Boolean(data.session)),

@@ -10,8 +10,13 @@ export class Browser {
    */
   constructor(
     private readonly testApp: TestApp,
-    private readonly extraHeaders: Record<string, string> = newClient(),
+    private extraHeaders: Record<string, string> = newClient(),
   ) {}
+
+  /** From now on, requests come from another client address (e.g. `newClient()`). */
+  moveTo(headers: Record<string, string>): void {
+    this.extraHeaders = headers;
+  }
 
   async get(path: string): Promise<Response> {
     return this.keep(await this.testApp.request(path, { headers: this.headers(), redirect: 'manual' }));
