@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
@@ -12,6 +13,7 @@ import { registerJsonBodyParser } from './common/http/json-body-parser.js';
 import { registerDashboardPlugins } from './dashboard/dashboard.plugins.js';
 import type { AppConfig } from './config/app-config.js';
 import { registerRequestLogging } from './logging/request-logging.js';
+import { echoRequestIds, REQUEST_ID_HEADER, requestIdOf } from './logging/request-id.js';
 import { closeConnectionsWhenClosing } from './lifecycle/graceful-shutdown.js';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 
@@ -25,6 +27,9 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Requests reaching a closing instance are served, not refused (see graceful-shutdown.ts).
     return503OnClosing: false,
+    // Request ids: a valid incoming X-Request-Id, else a new UUID (src/logging/request-id.ts).
+    requestIdHeader: false,
+    genReqId: (request: IncomingMessage) => requestIdOf(request.headers[REQUEST_ID_HEADER]),
     // TRUST_PROXY=true believes exactly one proxy hop: the client IP is the address the load
     // balancer appended to X-Forwarded-For, not whatever the client wrote there itself
     // (`true` would take the first entry, which any client can forge to dodge rate limits).
@@ -42,6 +47,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   registerJsonBodyParser(adapter.getInstance());
   registerBodyLimits(adapter.getInstance());
   closeConnectionsWhenClosing(adapter.getInstance());
+  echoRequestIds(adapter.getInstance());
   await registerDashboardPlugins(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: true,

@@ -15,6 +15,7 @@ import { RedisModule } from './redis/redis.module.js';
 import { ScaleOutModule } from './scale-out/scale-out.module.js';
 import { TokensModule } from './auth/tokens.module.js';
 import { loggerOptions } from './logging/logger.options.js';
+import { MetricsModule } from './metrics/metrics.module.js';
 
 @Module({})
 export class AppModule {
@@ -25,6 +26,7 @@ export class AppModule {
         ConfigModule.forRoot(config),
         LoggerModule.forRoot(loggerOptions(config)),
         DatabaseModule,
+        MetricsModule,
         RedisModule,
         // Before AuthModule: over-limit requests are refused without a token lookup.
         RateLimitModule,

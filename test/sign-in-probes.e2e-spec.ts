@@ -208,7 +208,7 @@ describe('Sign-in probes', () => {
     const victim = await signUp();
     // The attacker's secret and a token for it, planted in the victim's browser (a sibling
     // subdomain or a plain-http answer can set a cookie without the __Host- prefix).
-    const tokens = new Tokens();
+    const tokens = new Tokens({});
     const secret = tokens.secretSync();
     for (const name of ['shortlink_csrf', '__Host-shortlink_csrf']) victim.cookies.set(name, secret);
 

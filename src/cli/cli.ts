@@ -13,6 +13,8 @@ import { LinksService } from '../links/links.service.js';
 import { exportLinksCsv, EXPORT_COLUMNS } from '../links/transfer/links-csv-export.js';
 import { ImportFileError, importLinksCsv } from '../links/transfer/links-csv-import.js';
 import { CliModule } from './cli.module.js';
+import { BackupError, backupSqlite } from './sqlite-backup.js';
+import { sqliteFilePath } from '../../prisma/engine/database-url.js';
 
 /** A problem the user can fix: printed as one line on stderr, exit status 1, no stack trace. */
 export class CliError extends Error {
@@ -234,6 +236,30 @@ export function buildProgram(
         const rows = await exportLinksCsv(context.get(LinksService), accountId, sink);
         output.err(`shortlink: exported ${rows} links\n`);
       });
+    });
+
+  program
+    .command('backup')
+    .description(
+      'Write a consistent copy of the SQLite database to <file> while the service keeps serving (SQLite online backup); ' +
+        'never overwrites a file. On PostgreSQL, use pg_dump',
+    )
+    .argument('<file>', 'the new file to write (it must not exist)')
+    .action(async (file: string) => {
+      const config = loadConfig(env);
+      if (config.databaseKind === 'postgresql') {
+        throw new CliError(
+          'backup copies a SQLite database; on PostgreSQL use pg_dump, e.g. pg_dump --format=custom --file=shortlink.dump "$DATABASE_URL" (see docs/operations.md, "Backups and restore")',
+        );
+      }
+      const source = sqliteFilePath(config.databaseUrl);
+      try {
+        const result = await backupSqlite(source, file);
+        output.out(`Backup written to ${result.file} (${result.bytes} bytes, ${result.links} links, integrity ok)\n`);
+      } catch (error) {
+        if (error instanceof BackupError) throw new CliError(error.message);
+        throw error;
+      }
     });
 
   return program;

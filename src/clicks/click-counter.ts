@@ -63,6 +63,13 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
     return days ? totalClicks(days) : 0;
   }
 
+  /** Every click counted but not yet written (the metrics' `shortlink_clicks_pending`). */
+  pendingTotal(): number {
+    let total = 0;
+    for (const days of this.pending.values()) total += totalClicks(days);
+    return total;
+  }
+
   async onApplicationBootstrap(): Promise<void> {
     await this.sink.start();
     this.timer = setInterval(() => void this.flush(), this.config.clickFlushIntervalMs);

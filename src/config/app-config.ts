@@ -43,6 +43,8 @@ export interface AppConfig {
   signupOpen: boolean;
   /** A dashboard session ends after this many days without a request. */
   sessionTtlDays: number;
+  /** Port of the Prometheus endpoint (`GET /metrics`, on HOST); unset: no metrics served. */
+  metricsPort?: number;
 }
 
 /** Thrown for a bad environment variable; its message is the one line printed at start-up. */
@@ -229,6 +231,13 @@ class EnvironmentVariables {
   @Min(1)
   @Max(3650)
   SESSION_TTL_DAYS?: number;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  METRICS_PORT?: number;
 }
 
 /** The variables read; anything else in the environment is ignored. */
@@ -251,6 +260,7 @@ const VARIABLES = [
   'CORS_ORIGINS',
   'SIGNUP',
   'SESSION_TTL_DAYS',
+  'METRICS_PORT',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
 /** The database kind of a URL, by the one rule the migrator uses too (prisma/engine/database-url.js). */
@@ -286,6 +296,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
 
   const port = parsed.PORT ?? 3000;
+  // Metrics must never be served on the public port by accident (0 picks a free port, as PORT does).
+  if (parsed.METRICS_PORT !== undefined && parsed.METRICS_PORT !== 0 && parsed.METRICS_PORT === port) {
+    throw new ConfigError(
+      `Invalid configuration: METRICS_PORT="${parsed.METRICS_PORT}" must differ from PORT (metrics are never served on the public port)`,
+    );
+  }
   const databaseUrl = parsed.DATABASE_URL ?? 'file:./data/shortlink.db';
   return {
     port,
@@ -309,5 +325,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     corsOrigins: parsed.CORS_ORIGINS ?? [],
     signupOpen: (parsed.SIGNUP ?? 'open') === 'open',
     sessionTtlDays: parsed.SESSION_TTL_DAYS ?? 30,
+    metricsPort: parsed.METRICS_PORT,
   };
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
 import { AccountsService, type AccountView } from '../accounts/accounts.service.js';
+import { ServiceCounters } from '../metrics/service-counters.js';
 import { RateLimitStorage } from '../rate-limit/rate-limit.storage.js';
 
 /** Attempts per counter and window (the contract's "10 per 15 minutes"). */
@@ -37,6 +38,7 @@ export class SignInLimits {
   constructor(
     private readonly accounts: AccountsService,
     @InjectThrottlerStorage() storage: ThrottlerStorage,
+    private readonly counters: ServiceCounters,
   ) {
     if (!(storage instanceof RateLimitStorage)) throw new Error('SignInLimits needs the RateLimitStorage');
     this.storage = storage;
@@ -44,11 +46,11 @@ export class SignInLimits {
 
   async checkPassword(email: string, password: string, client: SignInClient): Promise<PasswordCheck> {
     const byIp = await this.countAttempt(client.ip);
-    if (byIp.isBlocked) return { outcome: 'limited', retryAfterSeconds: byIp.timeToBlockExpire };
+    if (byIp.isBlocked) return this.limited(byIp.timeToBlockExpire);
     const device = await this.accounts.trustedDevice(email, client.deviceCookie);
     const accountKey = device ? `signin-device:${device}` : `signin-email:${email.trim().toLowerCase()}`;
     const byAccount = await this.storage.peek(accountKey, SIGN_IN_LIMIT);
-    if (byAccount.isBlocked) return { outcome: 'limited', retryAfterSeconds: byAccount.timeToBlockExpire };
+    if (byAccount.isBlocked) return this.limited(byAccount.timeToBlockExpire);
     const account = await this.accounts.verifyCredentials(email, password);
     if (!account) {
       await this.storage.increment(accountKey, SIGN_IN_WINDOW_MS, SIGN_IN_LIMIT);
@@ -60,7 +62,14 @@ export class SignInLimits {
   /** Counts a sign-up against the client's attempts: the seconds to wait when over the limit, else null. */
   async checkSignUp(ip: string): Promise<number | null> {
     const byIp = await this.countAttempt(ip);
-    return byIp.isBlocked ? byIp.timeToBlockExpire : null;
+    if (!byIp.isBlocked) return null;
+    this.counters.refusedSignIn++;
+    return byIp.timeToBlockExpire;
+  }
+
+  private limited(retryAfterSeconds: number): PasswordCheck {
+    this.counters.refusedSignIn++;
+    return { outcome: 'limited', retryAfterSeconds };
   }
 
   private countAttempt(ip: string) {

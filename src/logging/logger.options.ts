@@ -29,7 +29,10 @@ export function logsEveryRedirect(config: Pick<AppConfig, 'logLevel'>): boolean 
  * `registerRequestLogging` (request-logging.ts), in pino-http's format, through this logger.
  */
 export function loggerOptions(config: AppConfig): Params {
-  return { forRoutes: [], pinoHttp: { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } } };
+  return {
+    forRoutes: [],
+    pinoHttp: { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+  };
 }
 
 /** Health probes every few seconds would drown the request log. */

@@ -58,7 +58,10 @@ describe('registerRequestLogging', () => {
     // pino's own method, from its prototype: children inherit the root's own properties, so
     // they must not call the replacement below.
     const pinoChild = (Object.getPrototypeOf(root) as { child: MakeChild }).child;
-    const base = (parent: Logger): MakeChild => (bindings, options) => pinoChild.call(parent, bindings, options);
+    const base =
+      (parent: Logger): MakeChild =>
+      (bindings, options) =>
+        pinoChild.call(parent, bindings, options);
     const makeBase = base(root);
     root.child = ((bindings: Bindings, options?: ChildLoggerOptions) => {
       const requestLoggerBase = makeBase(bindings, options);
@@ -87,7 +90,12 @@ describe('registerRequestLogging', () => {
     expect(logged[0]).toMatchObject({
       level: 30,
       msg: 'request completed',
-      req: { id: expect.stringMatching(/^req-\d+$/), method: 'GET', url: '/ok', headers: { 'x-api-key': '[redacted]' } },
+      req: {
+        id: expect.stringMatching(/^req-\d+$/),
+        method: 'GET',
+        url: '/ok',
+        headers: { 'x-api-key': '[redacted]' },
+      },
       res: { statusCode: 200 },
     });
     expect(JSON.stringify(logged)).not.toContain('sl_secret');

@@ -41,7 +41,10 @@ export function registerRequestLogging(
 ): void {
   if (!root) throw new Error('The request logger needs the application logger: register it after NestFactory.create');
   // pino-http's serializers (the same functions): `req` and `res` shaped as in its lines.
-  const base = root.child({}, { serializers: { req: stdSerializers.req, res: stdSerializers.res, err: stdSerializers.err } });
+  const base = root.child(
+    {},
+    { serializers: { req: stdSerializers.req, res: stdSerializers.res, err: stdSerializers.err } },
+  );
 
   // Declared on every request (null until used) so all requests keep one shape.
   fastify.decorateRequest(REQUEST_LOG, null);

@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { DocumentBuilder, SwaggerModule, type OpenAPIObject } from '@nestjs/swagger';
-import type { FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { API_KEY_SCHEME, BEARER_SCHEME } from '../auth/auth.decorators.js';
 import pluginMetadata from '../metadata.js';
 
@@ -159,6 +159,14 @@ export async function setupOpenApi(app: NestFastifyApplication): Promise<void> {
       // The online validator badge would load an image from the internet.
       validatorUrl: 'none',
     },
+  });
+  // The page's assets are relative (`./docs/swagger-ui.css`): from `/docs/` they would resolve
+  // to `/docs/docs/…` and 404, so the slashed address leads to the one that works.
+  const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
+  fastify.addHook('onRequest', (request, reply, done) => {
+    if (request.routeOptions.url !== '/docs/') return done();
+    const queryAt = request.url.indexOf('?');
+    void reply.redirect(queryAt === -1 ? '/docs' : `/docs${request.url.slice(queryAt)}`, 301);
   });
   app
     .getHttpAdapter()

@@ -12,6 +12,7 @@ import type { FastifyRequest } from 'fastify';
 import { AUTH_POLICY, type AuthPolicy } from '../auth/auth.decorators.js';
 import { ApiError } from '../common/errors/api-error.js';
 import type { AppConfig } from '../config/app-config.js';
+import { ServiceCounters } from '../metrics/service-counters.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { ANONYMOUS_CREATION } from './rate-limit.decorators.js';
 import { rateLimitBucket, type RateLimitBucket } from './rate-limit.policy.js';
@@ -43,6 +44,7 @@ export class RateLimitGuard extends ThrottlerGuard {
     @InjectThrottlerStorage() storage: ThrottlerStorage,
     reflector: Reflector,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly counters: ServiceCounters,
   ) {
     super(options, storage, reflector);
   }
@@ -84,6 +86,8 @@ export class RateLimitGuard extends ThrottlerGuard {
     this.setResponseHeader(res, `${this.headerPrefix}-Reset`, detail.timeToExpire);
 
     const bucket = buckets.get(context.switchToHttp().getRequest<object>());
+    if (bucket?.kind === 'token') this.counters.refusedToken++;
+    else this.counters.refusedAnonymous++;
     const who = bucket?.kind === 'token' ? 'this API token' : 'anonymous link creation from one address';
     const window = this.config.rateLimit.windowSeconds;
     return Promise.reject(

@@ -8,6 +8,7 @@ import { LinkCache } from '../links/link-cache.js';
 import type { ClickCounter } from '../clicks/click-counter.js';
 import { RedirectFastPath } from './redirect-fast-path.js';
 import type { RedirectRepository } from './redirect.repository.js';
+import { ServiceCounters } from '../metrics/service-counters.js';
 import { RedirectService } from './redirect.service.js';
 
 const FASTIFY_OPTIONS = { keepAliveTimeout: 72_000, requestTimeout: 0, connectionTimeout: 0 };
@@ -30,6 +31,7 @@ async function setup(logLevel = 'info') {
     cache,
     { findTarget: () => Promise.resolve(null) } as unknown as RedirectRepository,
     { record } as unknown as ClickCounter,
+    new ServiceCounters(),
   );
   const fastify = jest.fn((_request: IncomingMessage, response: ServerResponse) => {
     response.writeHead(299).end('fastify');

@@ -5,6 +5,7 @@ import { EarlyRequests } from '../common/http/early-requests.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { logsEveryRedirect } from '../logging/logger.options.js';
+import { REQUEST_ID_HEADER, requestIdOf } from '../logging/request-id.js';
 import { RedirectService } from './redirect.service.js';
 
 /**
@@ -69,7 +70,8 @@ export class RedirectFastPath implements OnModuleInit {
     if (target === undefined) return false;
     // The raw headers rather than `request.headers`, which Node builds as an object on first use.
     const referer = method === 'GET' ? rawHeader(request.rawHeaders, 'referer') : undefined;
-    return this.redirects.writeRedirect(method, code, target, referer, response);
+    const requestId = requestIdOf(rawHeader(request.rawHeaders, REQUEST_ID_HEADER));
+    return this.redirects.writeRedirect(method, code, target, referer, requestId, response);
   }
 }
 

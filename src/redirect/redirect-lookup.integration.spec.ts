@@ -126,7 +126,9 @@ describe.each([
     const targets = await Promise.all(codes.map((code) => sut.findTarget(code)));
 
     expect(targets).toEqual(
-      codes.map((code) => (code.startsWith('Many') ? target(`https://example.com/many/${Number(code.slice(4))}`) : null)),
+      codes.map((code) =>
+        code.startsWith('Many') ? target(`https://example.com/many/${Number(code.slice(4))}`) : null,
+      ),
     );
   });
 });

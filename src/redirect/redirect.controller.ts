@@ -5,6 +5,7 @@ import { Public } from '../auth/auth.decorators.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
 import { REDIRECT_ROUTE } from './redirect-fast-path.js';
+import { ServiceCounters } from '../metrics/service-counters.js';
 import { LINK_EXPIRED, RedirectService } from './redirect.service.js';
 
 type RedirectRequest = FastifyRequest<{ Params: { code: string } }>;
@@ -43,7 +44,10 @@ const REDIRECT_RESPONSE = ApiFoundResponse({
 @ApiTags('redirect')
 @Controller()
 export class RedirectController {
-  constructor(private readonly redirects: RedirectService) {}
+  constructor(
+    private readonly redirects: RedirectService,
+    private readonly counters: ServiceCounters,
+  ) {}
 
   /**
    * Check a short link
@@ -77,8 +81,15 @@ export class RedirectController {
   async redirect(@Req() request: RedirectRequest, @Res() reply: FastifyReply): Promise<void> {
     const code = request.params.code;
     const target = await this.redirects.resolve(code);
-    if (target === null) throw ApiError.notFound();
-    if (target === LINK_EXPIRED) throw ApiError.linkExpired();
+    if (target === null) {
+      this.counters.redirectsNotFound++;
+      throw ApiError.notFound();
+    }
+    if (target === LINK_EXPIRED) {
+      this.counters.redirectsGone++;
+      throw ApiError.linkExpired();
+    }
+    this.counters.redirectsFound++;
     this.redirects.sendRedirect(request, reply, code, target);
   }
 }

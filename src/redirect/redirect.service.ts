@@ -4,6 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { ClickCounter } from '../clicks/click-counter.js';
 import { LinkCache } from '../links/link-cache.js';
 import { couldBeCode } from '../links/short-code.js';
+import { ServiceCounters } from '../metrics/service-counters.js';
 import { RedirectRepository } from './redirect.repository.js';
 
 /** What `resolve` answers for a link past its `expires_at`. */
@@ -20,6 +21,7 @@ export class RedirectService {
     private readonly cache: LinkCache,
     private readonly redirects: RedirectRepository,
     private readonly clicks: ClickCounter,
+    private readonly counters: ServiceCounters,
   ) {}
 
   /** The target of `code`; null when no such link exists; `LINK_EXPIRED` past its `expires_at`. */
@@ -27,12 +29,15 @@ export class RedirectService {
     if (!couldBeCode(code)) return null;
     let link: { target: string; linkExpiresAt: number } | undefined = this.cache.entry(code);
     if (link === undefined) {
+      this.counters.cacheMisses++;
       const generation = this.cache.generation();
       const found = await this.redirects.findTarget(code);
       if (found === null) return null;
       // Expired links are cached too, so answering their 410 costs no database read either.
       this.cache.setIfUnchanged(code, found.url, generation, found.expiresAt);
       link = { target: found.url, linkExpiresAt: found.expiresAt };
+    } else {
+      this.counters.cacheHits++;
     }
     return link.linkExpiresAt > Date.now() ? link.target : LINK_EXPIRED;
   }
@@ -64,23 +69,30 @@ export class RedirectService {
     code: string,
     target: string,
     referer: string | undefined,
+    requestId: string,
     response: ServerResponse,
   ): boolean {
     try {
-      // The same headers as `redirectHeaders`, plus content-length as Fastify sets it for an empty
+      // The same headers as `redirectHeaders` and the request's id (which Fastify's hook adds on
+      // the other path), plus content-length as Fastify sets it for an empty
       // body (none on HEAD). Written as plain literals: spreading one object into another costs
       // a runtime call per request here.
       response.writeHead(
         302,
         method === 'HEAD'
-          ? { location: target, 'cache-control': CACHE_CONTROL }
-          : { location: target, 'cache-control': CACHE_CONTROL, 'content-length': '0' },
+          ? { location: target, 'cache-control': CACHE_CONTROL, 'x-request-id': requestId }
+          : { location: target, 'cache-control': CACHE_CONTROL, 'x-request-id': requestId, 'content-length': '0' },
       );
     } catch {
       return false;
     }
     response.end();
-    if (method === 'GET') this.clicks.record(code, referer);
+    if (method === 'GET') {
+      this.clicks.record(code, referer);
+      this.counters.fastRedirectsGet++;
+    } else {
+      this.counters.fastRedirectsHead++;
+    }
     return true;
   }
 }

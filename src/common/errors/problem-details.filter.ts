@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { DEFAULT_BODY_LIMIT, describeLimit } from '../http/body-limits.js';
+import { REQUEST_ID_HEADER } from '../../logging/request-id.js';
 import { toProblem } from './problem.js';
 
 /**
@@ -36,6 +37,8 @@ export function sendProblem(exception: unknown, reply: FastifyReply, logger: Log
   const { isServerFault, ...body } = toProblem(exception);
   if (isServerFault) logServerFault(exception, reply, logger);
   decorate(reply, body.status);
+  // Errors of the router come before the hook that echoes the request's id.
+  if (!reply.hasHeader(REQUEST_ID_HEADER) && reply.request?.id) void reply.header(REQUEST_ID_HEADER, reply.request.id);
   if (body.error === 'payload_too_large') body.detail = `The request body exceeds ${describeLimit(bodyLimitOf(reply))}`;
   void reply.status(body.status).type('application/problem+json').send(JSON.stringify(body));
 }
