@@ -49,6 +49,7 @@ describe('loadConfig', () => {
       CORS_ORIGINS: 'https://app.example, http://localhost:5173',
       SIGNUP: 'closed',
       SESSION_TTL_DAYS: '7',
+      METRICS_PORT: '9464',
     });
 
     expect(sut).toEqual({
@@ -69,6 +70,7 @@ describe('loadConfig', () => {
       corsOrigins: ['https://app.example', 'http://localhost:5173'],
       signupOpen: false,
       sessionTtlDays: 7,
+      metricsPort: 9464,
     });
   });
 
@@ -121,6 +123,9 @@ describe('loadConfig', () => {
     ['CORS_ORIGINS', 'https://a.example,,https://b.example'],
     ['CORS_ORIGINS', 'ftp://files.example'],
     ['CORS_ORIGINS', '*,https://a.example'],
+    ['METRICS_PORT', 'abc'],
+    ['METRICS_PORT', '70000'],
+    ['METRICS_PORT', '3000'],
   ])('refuses %s=%s with one line naming the variable', (variable, value) => {
     let thrown: unknown;
     try {
