@@ -318,6 +318,8 @@ async function prepareBenchDatabase(kind, links, account, owned, root = ROOT) {
 
 async function startService(options, database, extraEnv = {}, root = ROOT) {
   const port = await freePort();
+  let metricsPort = await freePort();
+  while (metricsPort === port) metricsPort = await freePort();
   const env = {
     NODE_ENV: 'production',
     DATABASE_URL: database.url,
@@ -325,6 +327,9 @@ async function startService(options, database, extraEnv = {}, root = ROOT) {
     PORT: String(port),
     SHORT_BASE_URL: `http://127.0.0.1:${port}`,
     LOG_LEVEL: options.logLevel,
+    // Measured as production runs it with metrics scraped: the endpoint on a port of its own
+    // (an earlier build ignores the variable).
+    METRICS_PORT: String(metricsPort),
     ...UNLIMITED_ENV,
     ...extraEnv,
   };

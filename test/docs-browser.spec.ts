@@ -85,6 +85,15 @@ describe('Swagger UI at /docs in Chromium', () => {
     expect(failures).toEqual([]);
   });
 
+  it('from /docs/ (with a slash) lands on /docs, with every asset loaded', async () => {
+    const before = failures.length;
+    await page.goto(`${testApp.baseUrl}/docs/`);
+    await page.locator('.swagger-ui .info .title').filter({ hasText: 'shortlink' }).waitFor();
+
+    expect(new URL(page.url()).pathname).toBe('/docs');
+    expect(failures.slice(before)).toEqual([]);
+  });
+
   it('authorizes with a Bearer token and creates a link with "Try it out" (201)', async () => {
     await authorize('Bearer', '#auth-bearer-value');
     const { request, status } = await tryCreateLink('https://example.com/from-swagger-bearer');
