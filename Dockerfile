@@ -41,10 +41,13 @@ RUN node scripts/slim-node-modules.mjs
 # ---- runtime: production dependencies (slimmed), the compiled service and the migrations; no
 # compilers, no dev dependencies, no sources or tests.
 FROM ${NODE_IMAGE} AS runtime
+# CHECKPOINT_DISABLE: the Prisma CLI (`prisma migrate deploy|status` run by an admin) would
+# otherwise try the network for an update check.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    DATABASE_URL=file:/data/shortlink.db
+    DATABASE_URL=file:/data/shortlink.db \
+    CHECKPOINT_DISABLE=1
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json /app/prisma.config.ts ./
 COPY --from=build /app/node_modules ./node_modules
