@@ -1,6 +1,13 @@
 import { Injectable } from '@nestjs/common';
 import { AccountsRepository, type AccountRecord } from './accounts.repository.js';
 import { issueDeviceCookie, verifyDeviceCookie } from './device-cookies.js';
+import {
+  acceptedTotpStep,
+  hashRecoveryCode,
+  isTotpSecret,
+  looksLikeRecoveryCode,
+  newRecoveryCodes,
+} from './two-factor.js';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 
 export interface AccountView {
@@ -117,6 +124,53 @@ export class AccountsService {
     const account = await this.accounts.findByEmail(normalizeEmail(email));
     if (!account) throw new RangeError(`No account for ${email}`);
     await this.setPassword(account.id, password);
+  }
+
+  /** Whether signing in to the account asks for a second factor (TOTP), and recovery codes left. */
+  async twoFactorStatus(accountId: string): Promise<{ enabled: boolean; recoveryCodesLeft: number }> {
+    const state = await this.accounts.findTwoFactor(accountId);
+    if (!state?.totpEnabledAt) return { enabled: false, recoveryCodesLeft: 0 };
+    return { enabled: true, recoveryCodesLeft: await this.accounts.countUnusedRecoveryCodes(accountId) };
+  }
+
+  /**
+   * Turns TOTP on with the secret the owner's app was shown, once `code` proves the app has it.
+   * Returns the ten recovery codes (shown once, only their hashes are kept), or null for a wrong
+   * code (or a secret this service cannot have made).
+   */
+  async enableTotp(accountId: string, secret: string, code: string): Promise<string[] | null> {
+    if (!isTotpSecret(secret)) return null;
+    const step = await acceptedTotpStep(secret, code, null);
+    if (step === null) return null;
+    const recoveryCodes = newRecoveryCodes();
+    await this.accounts.enableTotp(accountId, secret, step, recoveryCodes.map(hashRecoveryCode));
+    return recoveryCodes;
+  }
+
+  /**
+   * Whether `code` is the account's second factor: a TOTP code of the current step (±1) not used
+   * before, or an unused recovery code (then used up). Each is accepted once, on any instance.
+   */
+  async verifySecondFactor(accountId: string, code: string): Promise<boolean> {
+    const state = await this.accounts.findTwoFactor(accountId);
+    if (!state?.totpEnabledAt || !state.totpSecret) return false;
+    if (looksLikeRecoveryCode(code)) return this.accounts.useRecoveryCode(accountId, hashRecoveryCode(code));
+    const step = await acceptedTotpStep(state.totpSecret, code, state.totpLastStep);
+    return step !== null && (await this.accounts.acceptTotpStep(accountId, step));
+  }
+
+  async disableTotp(accountId: string): Promise<void> {
+    await this.accounts.disableTotp(accountId);
+  }
+
+  /** The CLI's `account reset-2fa`: turns TOTP off for an owner who lost their app and codes. */
+  async resetTwoFactorByEmail(email: string): Promise<boolean> {
+    const account = await this.accounts.findByEmail(normalizeEmail(email));
+    if (!account) throw new RangeError(`No account for ${email}`);
+    const state = await this.accounts.findTwoFactor(account.id);
+    if (!state?.totpEnabledAt) return false;
+    await this.accounts.disableTotp(account.id);
+    return true;
   }
 
   /** Deletes the account with its links, tokens and sessions. */

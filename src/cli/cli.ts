@@ -143,6 +143,26 @@ export function buildProgram(
       });
     });
 
+  account
+    .command('reset-2fa')
+    .description("Turn an account's two-factor sign-in off (for an owner who lost their app and recovery codes)")
+    .argument('<email>', 'e-mail address of the account')
+    .action(async (email: string) => {
+      await withServices(env, output, async (context) => {
+        try {
+          const reset = await context.get(AccountsService).resetTwoFactorByEmail(email);
+          output.out(
+            reset
+              ? `Two-factor sign-in turned off for ${email}\n`
+              : `Two-factor sign-in was not on for ${email}; nothing changed\n`,
+          );
+        } catch (error) {
+          if (error instanceof RangeError) throw new CliError(error.message);
+          throw error;
+        }
+      });
+    });
+
   const token = program.command('token').description('Manage API tokens');
   token
     .command('create')

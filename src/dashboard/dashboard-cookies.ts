@@ -3,12 +3,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 
-type CookieKind = 'session' | 'csrf' | 'device';
+type CookieKind = 'session' | 'csrf' | 'device' | 'challenge';
 
 const BASE_NAMES: Record<CookieKind, string> = {
   session: 'shortlink_session',
   csrf: 'shortlink_csrf',
   device: 'shortlink_device',
+  // A sign-in in progress (password proved, second factor expected; a passkey or OIDC step).
+  challenge: 'shortlink_signin',
 };
 
 /**
@@ -28,6 +30,7 @@ export class DashboardCookies {
       session: prefix + BASE_NAMES.session,
       csrf: prefix + BASE_NAMES.csrf,
       device: prefix + BASE_NAMES.device,
+      challenge: prefix + BASE_NAMES.challenge,
     };
   }
 

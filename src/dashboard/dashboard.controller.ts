@@ -23,6 +23,8 @@ import { PageErrorFilter, PageError } from './page-error.filter.js';
 import { safeNext } from './safe-next.js';
 import { SessionsService, type ActiveSession } from './sessions.service.js';
 import { SignInLimits } from './sign-in-limits.service.js';
+import { SignInChallenges } from './sign-in-challenges.service.js';
+import { isTotpSecret, newTotpSecret, totpUri } from '../accounts/two-factor.js';
 
 type Form = Record<string, string | string[] | undefined>;
 type Errors = Record<string, string>;
@@ -57,6 +59,7 @@ export class DashboardController {
     private readonly tokens: TokensService,
     private readonly clicks: ClicksService,
     private readonly signInLimits: SignInLimits,
+    private readonly challenges: SignInChallenges,
     private readonly csrf: CsrfTokens,
     private readonly cookies: DashboardCookies,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -157,11 +160,46 @@ export class DashboardController {
         401,
       );
     }
-    const previous = await this.session(request);
-    if (previous) await this.sessions.end(previous.idHash);
-    await this.signIn(reply, check.account.id);
-    this.keepDevice(reply, check.deviceCookie);
+    if ((await this.accounts.twoFactorStatus(check.account.id)).enabled) {
+      // The password is proved; the session waits for the second factor (one step, 5 minutes).
+      const pending = await this.challenges.start('totp', check.account.id, { next: target });
+      this.cookies.set(reply, 'challenge', pending);
+      return reply.redirect('/login/code', 303);
+    }
+    await this.finishSignIn(request, reply, check.account.id, check.deviceCookie);
     return reply.redirect(target, 303);
+  }
+
+  @Get('/login/code')
+  async secondFactorPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const pending = await this.challenges.find(this.cookies.read(request, 'challenge'), 'totp');
+    if (!pending) return reply.redirect('/login', 303);
+    return this.render(reply, 'login-code', { errors: {} });
+  }
+
+  @Post('/login/code')
+  async secondFactor(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    this.checkCsrf(request, false);
+    const challengeId = this.cookies.read(request, 'challenge');
+    const pending = await this.challenges.find<{ next: string }>(challengeId, 'totp');
+    const account = pending?.accountId ? await this.accounts.findById(pending.accountId) : null;
+    if (!pending || !account) return reply.redirect('/login', 303);
+    const code = field(request.body as Form, 'code', 100);
+    const check = await this.signInLimits.checkSecondFactor(account, code, this.signInClient(request));
+    if (check.outcome === 'limited') {
+      void reply.header('Retry-After', String(check.retryAfterSeconds));
+      const errors = { code: 'Too many wrong codes. Wait a few minutes and try again.' };
+      return this.render(reply, 'login-code', { errors }, 429);
+    }
+    if (check.outcome === 'wrong') {
+      const errors = { code: 'That code is not right, or was used already. Enter the newest code from your app.' };
+      return this.render(reply, 'login-code', { errors }, 401);
+    }
+    // One sign-in per proved password: a second request with the same step finds it used.
+    if (!(await this.challenges.consume(challengeId, 'totp'))) return reply.redirect('/login', 303);
+    this.cookies.clear(reply, 'challenge');
+    await this.finishSignIn(request, reply, account.id, await this.accounts.deviceCookie(account.id));
+    return reply.redirect(safeNext(pending.data.next), 303);
   }
 
   @Post('/logout')
@@ -368,6 +406,51 @@ export class DashboardController {
     return reply.redirect('/account?password=changed', 303);
   }
 
+  /** Turns two-factor sign-in on: the code proves the app holds the secret the page showed. */
+  @Post('/account/two-factor')
+  async enableTwoFactor(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    this.checkCsrf(request, true);
+    const form = request.body as Form;
+    const secret = field(form, 'totp_secret', 100);
+    const recoveryCodes = await this.accounts.enableTotp(session.accountId, secret, field(form, 'code', 100));
+    if (!recoveryCodes) {
+      const errors = { totp_code: 'That code does not match. Enter the code your app shows now.' };
+      return this.renderAccount(reply, session, { errors, totpSecret: isTotpSecret(secret) ? secret : undefined }, 400);
+    }
+    // Shown on this answer only, like a new API token.
+    return this.renderAccount(reply, session, { errors: {}, recoveryCodes });
+  }
+
+  /** Turns two-factor sign-in off: the password and a code, both counted like a sign-in. */
+  @Post('/account/two-factor/delete')
+  async disableTwoFactor(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    this.checkCsrf(request, true);
+    const form = request.body as Form;
+    const account = await this.accounts.findById(session.accountId);
+    if (!account) throw new PageError(404, 'No such account');
+    const client = this.signInClient(request);
+    const password = await this.signInLimits.checkPassword(account.email, field(form, 'password', 1000), client);
+    const check =
+      password.outcome === 'right'
+        ? await this.signInLimits.checkSecondFactor(account, field(form, 'code', 100), client)
+        : password;
+    if (check.outcome === 'limited') {
+      void reply.header('Retry-After', String(check.retryAfterSeconds));
+      const errors = { disable: 'Too many wrong attempts. Wait a few minutes and try again.' };
+      return this.renderAccount(reply, session, { errors }, 429);
+    }
+    if (check.outcome === 'wrong') {
+      const errors = { disable: 'The password or the code is not right.' };
+      return this.renderAccount(reply, session, { errors }, 400);
+    }
+    await this.accounts.disableTotp(session.accountId);
+    return reply.redirect('/account?two_factor=off', 303);
+  }
+
   @Post('/account/sessions/delete')
   async signOutEverywhere(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const session = await this.requireSession(request, reply);
@@ -419,6 +502,19 @@ export class DashboardController {
       void reply.redirect(`/login?next=${encodeURIComponent(safeNext(back))}`, 303);
     }
     return session;
+  }
+
+  /** Every way in ends here: the old session (if any) ends, a new one starts, the device is kept. */
+  private async finishSignIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    accountId: string,
+    deviceCookie: string | null,
+  ): Promise<void> {
+    const previous = await this.session(request);
+    if (previous) await this.sessions.end(previous.idHash);
+    await this.signIn(reply, accountId);
+    this.keepDevice(reply, deviceCookie);
   }
 
   private async signIn(reply: FastifyReply, accountId: string): Promise<void> {
@@ -531,15 +627,39 @@ export class DashboardController {
     return this.render(reply, 'tokens', { ...data, session, tokens, revoked: query.revoked === '1' }, status);
   }
 
-  private async renderAccount(reply: FastifyReply, session: ActiveSession, data: { errors: Errors }, status = 200) {
+  private async renderAccount(
+    reply: FastifyReply,
+    session: ActiveSession,
+    data: { errors: Errors; totpSecret?: string; recoveryCodes?: string[] },
+    status = 200,
+  ) {
     const account = await this.accounts.findById(session.accountId);
+    if (!account) throw new PageError(404, 'No such account');
     const query = reply.request.query as Record<string, unknown>;
+    const twoFactor = await this.accounts.twoFactorStatus(session.accountId);
+    // Not on yet: a new secret for the owner's app (kept in the form, stored once a code proves it).
+    const totpSecret = twoFactor.enabled ? undefined : (data.totpSecret ?? newTotpSecret());
+    const totpQr = totpSecret ? await qrCodeSvg(totpUri(totpSecret, account.email, this.totpIssuer())) : undefined;
     return this.render(
       reply,
       'account',
-      { ...data, session, account, passwordChanged: query.password === 'changed' },
+      {
+        ...data,
+        session,
+        account,
+        twoFactor,
+        totpSecret,
+        totpQr,
+        passwordChanged: query.password === 'changed',
+        twoFactorOff: query.two_factor === 'off',
+      },
       status,
     );
+  }
+
+  /** The name authenticator apps list the account under: this instance's host. */
+  private totpIssuer(): string {
+    return `shortlink (${new URL(this.config.shortBaseUrl).host})`;
   }
 
   /** Pages whose data carry a `session` are signed-in pages: their forms' tokens are bound to it. */

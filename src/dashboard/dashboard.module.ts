@@ -7,12 +7,22 @@ import { DashboardController } from './dashboard.controller.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 import { SignInLimits } from './sign-in-limits.service.js';
+import { SignInChallengesRepository } from './sign-in-challenges.repository.js';
+import { SignInChallenges } from './sign-in-challenges.service.js';
 import { CsrfTokens } from './csrf-tokens.js';
 import { DashboardCookies } from './dashboard-cookies.js';
 
 @Module({
   imports: [AccountsModule, TokensModule, LinksModule, ClicksModule],
   controllers: [DashboardController],
-  providers: [SessionsRepository, SessionsService, SignInLimits, DashboardCookies, CsrfTokens],
+  providers: [
+    SessionsRepository,
+    SessionsService,
+    SignInLimits,
+    SignInChallengesRepository,
+    SignInChallenges,
+    DashboardCookies,
+    CsrfTokens,
+  ],
 })
 export class DashboardModule {}

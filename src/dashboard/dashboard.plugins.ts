@@ -35,6 +35,7 @@ export function isPagePath(url: string): boolean {
     path === '/' ||
     path === '/signup' ||
     path === '/login' ||
+    path.startsWith('/login/') ||
     path === '/logout' ||
     path === '/account' ||
     path.startsWith('/account/') ||

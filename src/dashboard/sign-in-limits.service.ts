@@ -47,8 +47,7 @@ export class SignInLimits {
   async checkPassword(email: string, password: string, client: SignInClient): Promise<PasswordCheck> {
     const byIp = await this.countAttempt(client.ip);
     if (byIp.isBlocked) return this.limited(byIp.timeToBlockExpire);
-    const device = await this.accounts.trustedDevice(email, client.deviceCookie);
-    const accountKey = device ? `signin-device:${device}` : `signin-email:${email.trim().toLowerCase()}`;
+    const accountKey = await this.accountKey(email, client);
     const byAccount = await this.storage.peek(accountKey, SIGN_IN_LIMIT);
     if (byAccount.isBlocked) return this.limited(byAccount.timeToBlockExpire);
     const account = await this.accounts.verifyCredentials(email, password);
@@ -59,6 +58,25 @@ export class SignInLimits {
     return { outcome: 'right', account, deviceCookie: await this.accounts.deviceCookie(account.id) };
   }
 
+  /**
+   * Checks a second factor (a TOTP or recovery code) of an account whose password was proved, on
+   * the same counters as its password: a wrong code counts like a wrong password.
+   */
+  async checkSecondFactor(
+    account: { id: string; email: string },
+    code: string,
+    client: SignInClient,
+  ): Promise<Exclude<PasswordCheck, { outcome: 'right' }> | { outcome: 'right' }> {
+    const byIp = await this.countAttempt(client.ip);
+    if (byIp.isBlocked) return this.limited(byIp.timeToBlockExpire);
+    const accountKey = await this.accountKey(account.email, client);
+    const byAccount = await this.storage.peek(accountKey, SIGN_IN_LIMIT);
+    if (byAccount.isBlocked) return this.limited(byAccount.timeToBlockExpire);
+    if (await this.accounts.verifySecondFactor(account.id, code)) return { outcome: 'right' };
+    await this.storage.increment(accountKey, SIGN_IN_WINDOW_MS, SIGN_IN_LIMIT);
+    return { outcome: 'wrong' };
+  }
+
   /** Counts a sign-up against the client's attempts: the seconds to wait when over the limit, else null. */
   async checkSignUp(ip: string): Promise<number | null> {
     const byIp = await this.countAttempt(ip);
@@ -67,7 +85,13 @@ export class SignInLimits {
     return byIp.timeToBlockExpire;
   }
 
-  private limited(retryAfterSeconds: number): PasswordCheck {
+  /** The per-account counter this client's attempts go to: its own device's, or "everyone else". */
+  private async accountKey(email: string, client: SignInClient): Promise<string> {
+    const device = await this.accounts.trustedDevice(email, client.deviceCookie);
+    return device ? `signin-device:${device}` : `signin-email:${email.trim().toLowerCase()}`;
+  }
+
+  private limited(retryAfterSeconds: number): { outcome: 'limited'; retryAfterSeconds: number } {
     this.counters.refusedSignIn++;
     return { outcome: 'limited', retryAfterSeconds };
   }
