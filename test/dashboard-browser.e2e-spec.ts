@@ -5,10 +5,12 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { generate } from 'otplib';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { ClickCounter } from '../src/clicks/click-counter.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { launchChromium } from './support/chromium.js';
+import { newClient } from './support/factories.js';
 import { PROJECT_ROOT } from './support/run-source.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 
@@ -45,7 +47,14 @@ describe('Account dashboard in a browser', () => {
 
   /** A fresh browser profile on the test app. */
   async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
-    const context = await browser.newContext({ baseURL: testApp.baseUrl, viewport: DESKTOP, ...options });
+    // Each page is a person of their own, from an address of their own (the app trusts
+    // X-Forwarded-For): sign-ups and sign-ins count per address.
+    const context = await browser.newContext({
+      baseURL: testApp.baseUrl,
+      viewport: DESKTOP,
+      extraHTTPHeaders: newClient(),
+      ...options,
+    });
     contexts.push(context);
     return context.newPage();
   }
@@ -105,7 +114,7 @@ describe('Account dashboard in a browser', () => {
   }
 
   beforeAll(async () => {
-    testApp = await startTestApp({ RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000' });
+    testApp = await startTestApp({ RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000', TRUST_PROXY: 'true' });
     browser = await launchChromium();
     mkdirSync(SCREENSHOTS, { recursive: true });
   });
@@ -312,7 +321,7 @@ describe('Account dashboard in a browser', () => {
       expect(await page.getByText(/commonly used password|most used passwords/).isVisible()).toBe(true);
       await check('signup-refused');
 
-      await signUp(page);
+      const email = await signUp(page);
       await check('links-empty');
       const code = await createLink(page, `https://example.com/${'a-rather-long-path/'.repeat(6)}`);
       await createLink(page, 'https://example.com/docs');
@@ -330,6 +339,26 @@ describe('Account dashboard in a browser', () => {
       await check('tokens');
       await page.goto('/account');
       await check('account');
+      // Two-factor sign-in: turned on as a person does (the secret typed into an app), then used.
+      const secret = ((await page.getByLabel('Secret key').textContent()) ?? '').trim();
+      const step = Math.floor(Date.now() / 30_000);
+      await page.getByLabel('Code').fill(await generate({ secret, epoch: step * 30 + 1 }));
+      await page.getByRole('button', { name: 'Turn on' }).click();
+      expect(await page.getByRole('list', { name: 'Recovery codes' }).getByRole('listitem').count()).toBe(10);
+      await check('account-two-factor');
+      await page.getByRole('button', { name: 'Sign out' }).first().click();
+      await page.waitForURL('**/login');
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL('**/login/code');
+      await check('login-code');
+      await page.getByLabel('Code').fill('000000');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await check('login-code-refused');
+      await page.getByLabel('Code').fill(await generate({ secret, epoch: (step + 1) * 30 + 1 }));
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL('**/dashboard');
       await page.goto('/dashboard/links/no-such-code');
       await check('not-found');
 

@@ -130,7 +130,10 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       'link_daily_clicks',
       'link_daily_referrers',
       'links',
+      'passkeys',
+      'recovery_codes',
       'sessions',
+      'sign_in_challenges',
       ...(kind === 'sqlite' ? ['sqlite_sequence'] : []),
     ];
     const appliedMigrations = async (t: Target) =>

@@ -29,6 +29,9 @@ describe('prisma schemas', () => {
     const sqlite = dataModel('sqlite');
     expect(sqlite.filter((line) => line.startsWith('model '))).toEqual([
       'model Account',
+      'model RecoveryCode',
+      'model Passkey',
+      'model SignInChallenge',
       'model ApiToken',
       'model Link',
       'model ClickBatch',

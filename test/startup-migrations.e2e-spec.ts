@@ -74,7 +74,10 @@ describe('prepareDatabase', () => {
           'link_daily_clicks',
           'link_daily_referrers',
           'links',
+          'passkeys',
+          'recovery_codes',
           'sessions',
+          'sign_in_challenges',
           'sqlite_sequence',
         ],
         migrations: committedMigrations('sqlite'),
@@ -145,7 +148,10 @@ describe('prepareDatabase', () => {
         'link_daily_clicks',
         'link_daily_referrers',
         'links',
+        'passkeys',
+        'recovery_codes',
         'sessions',
+        'sign_in_challenges',
       ]);
 
       messages.length = 0;
