@@ -312,7 +312,7 @@ describe('Account dashboard in a browser', () => {
       await check('login');
       await page.getByLabel('Email').fill(newEmail());
       await page.getByLabel('Password').fill('wrong password');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await check('login-refused');
       await page.goto('/signup');
       await page.getByLabel('Email').fill(newEmail());
@@ -350,14 +350,14 @@ describe('Account dashboard in a browser', () => {
       await page.waitForURL('**/login');
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.waitForURL('**/login/code');
       await check('login-code');
       await page.getByLabel('Code').fill('000000');
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await check('login-code-refused');
       await page.getByLabel('Code').fill(await generate({ secret, epoch: (step + 1) * 30 + 1 }));
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.waitForURL('**/dashboard');
       await page.goto('/dashboard/links/no-such-code');
       await check('not-found');

@@ -39,7 +39,7 @@ describe('Two-factor sign-in (TOTP)', () => {
     );
     expect(enabled.status).toBe(200);
     const html = await enabled.text();
-    const codes = [...html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]!);
+    const codes = [...html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]);
     return { email, owner, secret: secret!, step, codes, html, enabled };
   }
 
@@ -56,7 +56,7 @@ describe('Two-factor sign-in (TOTP)', () => {
     const owner = new Browser(testApp);
     expect((await owner.post('/signup', { email: newEmail(), password: PASSWORD })).status).toBe(303);
     const page = await (await owner.get('/account')).text();
-    const secret = /aria-label="Secret key">([A-Z2-7]+)</.exec(page)![1]!;
+    const secret = /aria-label="Secret key">([A-Z2-7]+)</.exec(page)![1];
     expect(page).toContain('<svg');
     expect(page).toMatch(/<label for="totp_code">Code<\/label>/);
 
@@ -136,7 +136,7 @@ describe('Two-factor sign-in (TOTP)', () => {
 
     expect((await signIn(email, codes[0])).status).toBe(303);
     expect((await signIn(email, codes[0])).status).toBe(401);
-    expect((await signIn(email, ` ${codes[1]!.toUpperCase().replace('-', ' ')} `)).status).toBe(303);
+    expect((await signIn(email, ` ${codes[1].toUpperCase().replace('-', ' ')} `)).status).toBe(303);
     const account = await testApp.app.get(AccountsService).findByEmail(email);
     await expect(testApp.app.get(AccountsService).twoFactorStatus(account!.id)).resolves.toEqual({
       enabled: true,

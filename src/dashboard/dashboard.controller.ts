@@ -24,6 +24,7 @@ import { safeNext } from './safe-next.js';
 import { SessionsService, type ActiveSession } from './sessions.service.js';
 import { SignInLimits } from './sign-in-limits.service.js';
 import { SignInChallenges } from './sign-in-challenges.service.js';
+import { PasskeyError, PasskeysService } from './passkeys.service.js';
 import { isTotpSecret, newTotpSecret, totpUri } from '../accounts/two-factor.js';
 
 type Form = Record<string, string | string[] | undefined>;
@@ -33,6 +34,15 @@ const PAGE_SIZE = 20;
 /** How long a browser's device cookie lasts (it is renewed at every sign-in). */
 const DEVICE_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
 const TOKEN_NAME_MAX_LENGTH = 100;
+
+/** A JSON field of a form (the browser's WebAuthn answer); null when it is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
 
 /** One value of a form field (a repeated field counts as its first value); never undefined. */
 function field(form: Form | undefined, name: string, maxLength = 10_000): string {
@@ -60,6 +70,7 @@ export class DashboardController {
     private readonly clicks: ClicksService,
     private readonly signInLimits: SignInLimits,
     private readonly challenges: SignInChallenges,
+    private readonly passkeys: PasskeysService,
     private readonly csrf: CsrfTokens,
     private readonly cookies: DashboardCookies,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -168,6 +179,45 @@ export class DashboardController {
     }
     await this.finishSignIn(request, reply, check.account.id, check.deviceCookie);
     return reply.redirect(target, 303);
+  }
+
+  /** The challenge for "Sign in with a passkey" (any passkey of this site: discoverable credentials). */
+  @Post('/login/passkey/options')
+  async passkeySignInOptions(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    this.checkCsrf(request, false);
+    const options = await this.passkeys.signInOptions();
+    const pending = await this.challenges.start('passkey-sign-in', null, { challenge: options.challenge });
+    this.cookies.set(reply, 'challenge', pending);
+    return reply.status(200).header('Cache-Control', 'no-store').send(options);
+  }
+
+  /** Signs in with the browser's passkey answer: no password, no code (the passkey is both). */
+  @Post('/login/passkey')
+  async passkeySignIn(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Query('next') next: unknown) {
+    this.checkCsrf(request, false);
+    const form = request.body as Form;
+    const target = safeNext(field(form, 'next', 2000) || next);
+    const refuse = (message: string, status: number) =>
+      this.render(reply, 'login', { form: {}, errors: { form: message }, next: target }, status);
+    const wait = await this.signInLimits.checkSignUp(request.ip);
+    if (wait !== null) {
+      void reply.header('Retry-After', String(wait));
+      return refuse('Too many sign-in attempts. Wait a few minutes and try again.', 429);
+    }
+    const pending = await this.challenges.consume<{ challenge: string }>(
+      this.cookies.read(request, 'challenge'),
+      'passkey-sign-in',
+    );
+    this.cookies.clear(reply, 'challenge');
+    if (!pending) return refuse('That passkey sign-in has expired. Try again.', 400);
+    try {
+      const accountId = await this.passkeys.signIn(parseJson(field(form, 'response', 60_000)), pending.data.challenge);
+      await this.finishSignIn(request, reply, accountId, await this.accounts.deviceCookie(accountId));
+      return reply.redirect(target, 303);
+    } catch (error) {
+      if (!(error instanceof PasskeyError)) throw error;
+      return refuse(`That passkey did not sign you in. ${error.message}`, 401);
+    }
   }
 
   @Get('/login/code')
@@ -451,6 +501,62 @@ export class DashboardController {
     return reply.redirect('/account?two_factor=off', 303);
   }
 
+  /** The challenge for "Add a passkey" (script calls this, then posts the browser's answer). */
+  @Post('/account/passkeys/options')
+  async passkeyRegistrationOptions(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    this.checkCsrf(request, true);
+    const account = await this.accounts.findById(session.accountId);
+    if (!account) throw new PageError(404, 'No such account');
+    try {
+      const options = await this.passkeys.registrationOptions(account);
+      const pending = await this.challenges.start('passkey-register', account.id, { challenge: options.challenge });
+      this.cookies.set(reply, 'challenge', pending);
+      return reply.status(200).header('Cache-Control', 'no-store').send(options);
+    } catch (error) {
+      if (!(error instanceof PasskeyError)) throw error;
+      return reply.status(400).send({ message: error.message });
+    }
+  }
+
+  @Post('/account/passkeys')
+  async addPasskey(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    this.checkCsrf(request, true);
+    const form = request.body as Form;
+    const pending = await this.challenges.consume<{ challenge: string }>(
+      this.cookies.read(request, 'challenge'),
+      'passkey-register',
+    );
+    this.cookies.clear(reply, 'challenge');
+    try {
+      if (!pending || pending.accountId !== session.accountId) {
+        throw new PasskeyError('Adding a passkey needs JavaScript, and must be finished within 5 minutes. Try again.');
+      }
+      await this.passkeys.register(
+        session.accountId,
+        field(form, 'name', 1000),
+        parseJson(field(form, 'response', 60_000)),
+        pending.data.challenge,
+      );
+    } catch (error) {
+      if (!(error instanceof PasskeyError)) throw error;
+      return this.renderAccount(reply, session, { errors: { passkey: error.message } }, 400);
+    }
+    return reply.redirect('/account?passkey=added', 303);
+  }
+
+  @Post('/account/passkeys/:id/delete')
+  async removePasskey(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('id') id: string) {
+    const session = await this.requireSession(request, reply);
+    if (!session) return reply;
+    this.checkCsrf(request, true);
+    if (!(await this.passkeys.remove(session.accountId, id))) throw new PageError(404, 'No such passkey');
+    return reply.redirect('/account?passkey=removed', 303);
+  }
+
   @Post('/account/sessions/delete')
   async signOutEverywhere(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     const session = await this.requireSession(request, reply);
@@ -640,6 +746,7 @@ export class DashboardController {
     // Not on yet: a new secret for the owner's app (kept in the form, stored once a code proves it).
     const totpSecret = twoFactor.enabled ? undefined : (data.totpSecret ?? newTotpSecret());
     const totpQr = totpSecret ? await qrCodeSvg(totpUri(totpSecret, account.email, this.totpIssuer())) : undefined;
+    const passkeys = await this.passkeys.list(session.accountId);
     return this.render(
       reply,
       'account',
@@ -652,6 +759,9 @@ export class DashboardController {
         totpQr,
         passwordChanged: query.password === 'changed',
         twoFactorOff: query.two_factor === 'off',
+        passkeys,
+        passkeyAdded: query.passkey === 'added',
+        passkeyRemoved: query.passkey === 'removed',
       },
       status,
     );

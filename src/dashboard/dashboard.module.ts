@@ -10,6 +10,8 @@ import { SignInLimits } from './sign-in-limits.service.js';
 import { SignInChallengesRepository } from './sign-in-challenges.repository.js';
 import { SignInChallenges } from './sign-in-challenges.service.js';
 import { CsrfTokens } from './csrf-tokens.js';
+import { PasskeysRepository } from './passkeys.repository.js';
+import { PasskeysService } from './passkeys.service.js';
 import { DashboardCookies } from './dashboard-cookies.js';
 
 @Module({
@@ -23,6 +25,8 @@ import { DashboardCookies } from './dashboard-cookies.js';
     SignInChallenges,
     DashboardCookies,
     CsrfTokens,
+    PasskeysRepository,
+    PasskeysService,
   ],
 })
 export class DashboardModule {}

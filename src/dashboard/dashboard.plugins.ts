@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { parse as parseQueryString } from 'node:querystring';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +25,14 @@ const PUBLIC_DIR =
   [join(here, '..', '..', 'public', 'dashboard'), join(here, '..', '..', '..', 'public', 'dashboard')].find((dir) =>
     existsSync(dir),
   ) ?? join(here, '..', '..', 'public', 'dashboard');
+
+const WEBAUTHN_BROWSER_BUNDLE = join(
+  dirname(createRequire(import.meta.url).resolve('@simplewebauthn/browser')),
+  '..',
+  'dist',
+  'bundle',
+  'index.umd.min.js',
+);
 
 /** Form fields are short; 64 KiB leaves room for 10k-character inputs and refuses more. */
 const FORM_BODY_LIMIT = 64 * 1024;
@@ -62,6 +71,12 @@ export async function registerDashboardPlugins(fastify: FastifyInstance): Promis
     decorateReply: false,
     maxAge: '1h',
   });
+  // The browser half of passkeys (@simplewebauthn/browser's own bundle), served from here like
+  // every other asset: no CDN.
+  const webauthnBrowser = readFileSync(WEBAUTHN_BROWSER_BUNDLE);
+  fastify.get('/static/vendor/simplewebauthn-browser.js', (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=3600').send(webauthnBrowser),
+  );
   fastify.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },

@@ -35,7 +35,9 @@ export async function startTestApp(env: Record<string, string> = {}, existing?: 
     ...env,
   });
   const app = await createApp(config);
-  await app.listen(0, '127.0.0.1');
+  // A spec that needs the address before start-up (e.g. SHORT_BASE_URL=http://localhost:PORT for
+  // passkeys) passes PORT; otherwise any free port.
+  await app.listen(env.PORT ? Number(env.PORT) : 0, '127.0.0.1');
   const baseUrl = (await app.getUrl()).replace('[::1]', '127.0.0.1');
 
   return {
