@@ -79,6 +79,30 @@ describe('loadConfig', () => {
     expect(loadConfig({ SHORT_BASE_URL: 'https://example.com/s' }).shortBaseUrl).toBe('https://example.com/s');
   });
 
+  it('reads single sign-on as one setting, refusing an incomplete or plain-http one', () => {
+    const oidc = { OIDC_ISSUER: 'https://id.example.com', OIDC_CLIENT_ID: 'shortlink', OIDC_CLIENT_SECRET: 's3cret' };
+
+    expect(loadConfig(oidc).oidc).toEqual({
+      issuer: 'https://id.example.com',
+      clientId: 'shortlink',
+      clientSecret: 's3cret',
+      name: 'single sign-on',
+    });
+    expect(loadConfig({ ...oidc, OIDC_NAME: 'Okta' }).oidc?.name).toBe('Okta');
+    expect(loadConfig({ ...oidc, OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidc?.issuer).toBe('http://127.0.0.1:9000');
+    expect(loadConfig({}).oidc).toBeUndefined();
+    for (const env of [
+      { ...oidc, OIDC_ISSUER: 'http://id.example.com' },
+      { ...oidc, OIDC_ISSUER: 'id.example.com' },
+      { ...oidc, OIDC_CLIENT_ID: '' },
+      { ...oidc, OIDC_CLIENT_SECRET: undefined },
+      { OIDC_CLIENT_ID: 'shortlink' },
+      { ...oidc, OIDC_NAME: '<script>' },
+    ]) {
+      expect(() => loadConfig(env)).toThrow(/^Invalid configuration: OIDC_/);
+    }
+  });
+
   it('treats empty values as unset', () => {
     expect(loadConfig({ PORT: '', LOG_LEVEL: '  ' })).toMatchObject({ port: 3000, logLevel: 'info' });
   });

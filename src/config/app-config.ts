@@ -45,6 +45,8 @@ export interface AppConfig {
   sessionTtlDays: number;
   /** Port of the Prometheus endpoint (`GET /metrics`, on HOST); unset: no metrics served. */
   metricsPort?: number;
+  /** Single sign-on through an OpenID Connect provider; unset: no such button. */
+  oidc?: { issuer: string; clientId: string; clientSecret: string; name: string };
 }
 
 /** Thrown for a bad environment variable; its message is the one line printed at start-up. */
@@ -238,6 +240,25 @@ class EnvironmentVariables {
   @Min(0)
   @Max(65535)
   METRICS_PORT?: number;
+
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s?#]+$/, {
+    message: 'must be the issuer URL of an OpenID Connect provider, e.g. https://accounts.google.com',
+  })
+  OIDC_ISSUER?: string;
+
+  @IsOptional()
+  @IsString()
+  OIDC_CLIENT_ID?: string;
+
+  @IsOptional()
+  @IsString()
+  OIDC_CLIENT_SECRET?: string;
+
+  @IsOptional()
+  @IsString()
+  @Matches(/^[^<>\r\n]{1,40}$/, { message: 'must be 1 to 40 characters (the button says "Sign in with <name>")' })
+  OIDC_NAME?: string;
 }
 
 /** The variables read; anything else in the environment is ignored. */
@@ -261,6 +282,10 @@ const VARIABLES = [
   'SIGNUP',
   'SESSION_TTL_DAYS',
   'METRICS_PORT',
+  'OIDC_ISSUER',
+  'OIDC_CLIENT_ID',
+  'OIDC_CLIENT_SECRET',
+  'OIDC_NAME',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
 /** The database kind of a URL, by the one rule the migrator uses too (prisma/engine/database-url.js). */
@@ -270,6 +295,32 @@ export function databaseKindOf(url: string): DatabaseKind {
   } catch {
     throw new ConfigError(`Invalid configuration: DATABASE_URL has an unknown scheme (use file: or postgresql://)`);
   }
+}
+
+/** Loopback hosts: the only ones an issuer may be reached at over plain http (a local test provider). */
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** OIDC_* as one setting: an issuer needs its client id and secret, and https unless on loopback. */
+function oidcConfig(parsed: EnvironmentVariables): AppConfig['oidc'] {
+  const { OIDC_ISSUER: issuer, OIDC_CLIENT_ID: clientId, OIDC_CLIENT_SECRET: clientSecret } = parsed;
+  if (issuer === undefined) {
+    const stray =
+      clientId !== undefined ? 'OIDC_CLIENT_ID' : clientSecret !== undefined ? 'OIDC_CLIENT_SECRET' : undefined;
+    if (stray) throw new ConfigError(`Invalid configuration: ${stray} is set without OIDC_ISSUER`);
+    return undefined;
+  }
+  const url = new URL(issuer);
+  if (url.protocol !== 'https:' && !LOOPBACK.has(url.hostname)) {
+    throw new ConfigError(
+      `Invalid configuration: OIDC_ISSUER="${issuer}" must be https (plain http only on localhost)`,
+    );
+  }
+  if (clientId === undefined)
+    throw new ConfigError('Invalid configuration: OIDC_CLIENT_ID is required with OIDC_ISSUER');
+  if (clientSecret === undefined) {
+    throw new ConfigError('Invalid configuration: OIDC_CLIENT_SECRET is required with OIDC_ISSUER');
+  }
+  return { issuer, clientId, clientSecret, name: parsed.OIDC_NAME ?? 'single sign-on' };
 }
 
 /**
@@ -296,6 +347,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
   }
 
   const port = parsed.PORT ?? 3000;
+  const oidc = oidcConfig(parsed);
   // Metrics must never be served on the public port by accident (0 picks a free port, as PORT does).
   if (parsed.METRICS_PORT !== undefined && parsed.METRICS_PORT !== 0 && parsed.METRICS_PORT === port) {
     throw new ConfigError(
@@ -326,5 +378,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     signupOpen: (parsed.SIGNUP ?? 'open') === 'open',
     sessionTtlDays: parsed.SESSION_TTL_DAYS ?? 30,
     metricsPort: parsed.METRICS_PORT,
+    oidc,
   };
 }

@@ -20,11 +20,12 @@ import { expiryForForm, expiryFromForm } from './expiry-field.js';
 import { CsrfTokens } from './csrf-tokens.js';
 import { DashboardCookies } from './dashboard-cookies.js';
 import { PageErrorFilter, PageError } from './page-error.filter.js';
-import { safeNext } from './safe-next.js';
+import { DEFAULT_NEXT, safeNext } from './safe-next.js';
 import { SessionsService, type ActiveSession } from './sessions.service.js';
 import { SignInLimits } from './sign-in-limits.service.js';
 import { SignInChallenges } from './sign-in-challenges.service.js';
 import { PasskeyError, PasskeysService } from './passkeys.service.js';
+import { OidcRefusedError, OidcService, OidcUnavailableError, type OidcPending } from './oidc.service.js';
 import { isTotpSecret, newTotpSecret, totpUri } from '../accounts/two-factor.js';
 
 type Form = Record<string, string | string[] | undefined>;
@@ -71,6 +72,7 @@ export class DashboardController {
     private readonly signInLimits: SignInLimits,
     private readonly challenges: SignInChallenges,
     private readonly passkeys: PasskeysService,
+    private readonly oidc: OidcService,
     private readonly csrf: CsrfTokens,
     private readonly cookies: DashboardCookies,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -218,6 +220,67 @@ export class DashboardController {
       if (!(error instanceof PasskeyError)) throw error;
       return refuse(`That passkey did not sign you in. ${error.message}`, 401);
     }
+  }
+
+  /** Single sign-on: off to the provider, with PKCE, state and nonce kept in a sign-in step. */
+  @Get('/login/oidc')
+  async singleSignOn(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Query('next') next: unknown) {
+    if (!this.oidc.name) throw new PageError(404, 'Single sign-on is not set up on this server.');
+    try {
+      const { url, pending } = await this.oidc.start(safeNext(next));
+      const id = await this.challenges.start('oidc', null, pending);
+      this.cookies.set(reply, 'challenge', id);
+      return reply.redirect(url, 303);
+    } catch (error) {
+      if (!(error instanceof OidcUnavailableError)) throw error;
+      throw new PageError(
+        503,
+        `${this.oidc.name} cannot be reached right now. Sign in with your password, or try again later.`,
+      );
+    }
+  }
+
+  /** The provider sends the browser back here: one use of the step, then the account by verified email. */
+  @Get('/login/oidc/callback')
+  async singleSignOnCallback(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
+    if (!this.oidc.name) throw new PageError(404, 'Single sign-on is not set up on this server.');
+    const refuse = (message: string, status: number) =>
+      this.render(reply, 'login', { form: {}, errors: { form: message }, next: DEFAULT_NEXT }, status);
+    const wait = await this.signInLimits.checkSignUp(request.ip);
+    if (wait !== null) {
+      void reply.header('Retry-After', String(wait));
+      return refuse('Too many sign-in attempts. Wait a few minutes and try again.', 429);
+    }
+    const pending = await this.challenges.consume<OidcPending>(this.cookies.read(request, 'challenge'), 'oidc');
+    this.cookies.clear(reply, 'challenge');
+    if (!pending)
+      return refuse(`That sign-in with ${this.oidc.name} has expired, or was used already. Try again.`, 400);
+    let email: string;
+    try {
+      const queryAt = request.url.indexOf('?');
+      email = await this.oidc.finish(queryAt === -1 ? '' : request.url.slice(queryAt), pending.data);
+    } catch (error) {
+      if (error instanceof OidcUnavailableError) {
+        throw new PageError(503, `${this.oidc.name} cannot be reached right now. Try again later.`);
+      }
+      if (!(error instanceof OidcRefusedError)) throw error;
+      return refuse(`${this.oidc.name} did not sign you in: ${error.message}.`, 401);
+    }
+    let account = await this.accounts.findByEmail(email);
+    if (!account) {
+      if (!this.config.signupOpen) {
+        return refuse(`There is no account for ${email}, and sign-up is closed on this server.`, 403);
+      }
+      try {
+        account = await this.accounts.create(email);
+      } catch (error) {
+        if (!(error instanceof RangeError || error instanceof AccountExistsError)) throw error;
+        account = await this.accounts.findByEmail(email);
+        if (!account) return refuse(`${email} cannot be used for an account here.`, 403);
+      }
+    }
+    await this.finishSignIn(request, reply, account.id, null);
+    return reply.redirect(safeNext(pending.data.next), 303);
   }
 
   @Get('/login/code')
@@ -782,6 +845,7 @@ export class DashboardController {
     const html = await reply.viewAsync(`${page}.eta`, {
       ...data,
       csrfToken: this.csrf.issue(reply.request, reply, Boolean(data.session)),
+      oidcName: this.oidc.name,
       shortBaseUrl: this.config.shortBaseUrl,
     });
     return reply

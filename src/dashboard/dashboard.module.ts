@@ -12,6 +12,7 @@ import { SignInChallenges } from './sign-in-challenges.service.js';
 import { CsrfTokens } from './csrf-tokens.js';
 import { PasskeysRepository } from './passkeys.repository.js';
 import { PasskeysService } from './passkeys.service.js';
+import { OidcService } from './oidc.service.js';
 import { DashboardCookies } from './dashboard-cookies.js';
 
 @Module({
@@ -27,6 +28,7 @@ import { DashboardCookies } from './dashboard-cookies.js';
     CsrfTokens,
     PasskeysRepository,
     PasskeysService,
+    OidcService,
   ],
 })
 export class DashboardModule {}

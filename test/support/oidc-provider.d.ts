@@ -1,0 +1,20 @@
+// The package ships no types: what the single sign-on spec uses of it.
+declare module 'oidc-provider' {
+  import type { Server } from 'node:http';
+
+  interface Account {
+    accountId: string;
+    claims(): Record<string, unknown>;
+  }
+  interface Configuration {
+    clients: Record<string, unknown>[];
+    claims?: Record<string, string[]>;
+    pkce?: { required(): boolean };
+    cookies?: { keys: string[] };
+    findAccount(context: unknown, sub: string): Account | undefined;
+  }
+  export default class Provider {
+    constructor(issuer: string, configuration: Configuration);
+    listen(port: number): Server;
+  }
+}
