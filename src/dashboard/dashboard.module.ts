@@ -3,7 +3,10 @@ import { AccountsModule } from '../accounts/accounts.module.js';
 import { TokensModule } from '../auth/tokens.module.js';
 import { ClicksModule } from '../clicks/clicks.module.js';
 import { LinksModule } from '../links/links.module.js';
+import { AccountController } from './account.controller.js';
 import { DashboardController } from './dashboard.controller.js';
+import { Pages } from './pages.js';
+import { SignInController } from './sign-in.controller.js';
 import { SessionsRepository } from './sessions.repository.js';
 import { SessionsService } from './sessions.service.js';
 import { SignInLimits } from './sign-in-limits.service.js';
@@ -17,7 +20,7 @@ import { DashboardCookies } from './dashboard-cookies.js';
 
 @Module({
   imports: [AccountsModule, TokensModule, LinksModule, ClicksModule],
-  controllers: [DashboardController],
+  controllers: [DashboardController, SignInController, AccountController],
   providers: [
     SessionsRepository,
     SessionsService,
@@ -29,6 +32,7 @@ import { DashboardCookies } from './dashboard-cookies.js';
     PasskeysRepository,
     PasskeysService,
     OidcService,
+    Pages,
   ],
 })
 export class DashboardModule {}
