@@ -77,8 +77,11 @@ export class SignInLimits {
     return { outcome: 'wrong' };
   }
 
-  /** Counts a sign-up against the client's attempts: the seconds to wait when over the limit, else null. */
-  async checkSignUp(ip: string): Promise<number | null> {
+  /**
+   * Counts an attempt that has no account to count against yet (a sign-up, a passkey, a return
+   * from the OIDC provider) on the client address: the seconds to wait when over the limit, else null.
+   */
+  async countClientAttempt(ip: string): Promise<number | null> {
     const byIp = await this.countAttempt(ip);
     if (!byIp.isBlocked) return null;
     this.counters.refusedSignIn++;

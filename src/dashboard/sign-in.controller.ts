@@ -51,7 +51,7 @@ export class SignInController {
     const form = request.body as Form;
     const email = field(form, 'email', 1000);
     const password = field(form, 'password', 1000);
-    const wait = await this.signInLimits.checkSignUp(request.ip);
+    const wait = await this.signInLimits.countClientAttempt(request.ip);
     if (wait !== null) {
       void reply.header('Retry-After', String(wait));
       const errors = { form: 'Too many attempts from your network. Wait a few minutes and try again.' };
@@ -134,7 +134,7 @@ export class SignInController {
     const target = safeNext(field(form, 'next', 2000) || next);
     const refuse = (message: string, status: number) =>
       this.pages.render(reply, 'login', { form: {}, errors: { form: message }, next: target }, status);
-    const wait = await this.signInLimits.checkSignUp(request.ip);
+    const wait = await this.signInLimits.countClientAttempt(request.ip);
     if (wait !== null) {
       void reply.header('Retry-After', String(wait));
       return refuse('Too many sign-in attempts. Wait a few minutes and try again.', 429);
@@ -179,7 +179,7 @@ export class SignInController {
     if (!this.oidc.name) throw new PageError(404, 'Single sign-on is not set up on this server.');
     const refuse = (message: string, status: number) =>
       this.pages.render(reply, 'login', { form: {}, errors: { form: message }, next: DEFAULT_NEXT }, status);
-    const wait = await this.signInLimits.checkSignUp(request.ip);
+    const wait = await this.signInLimits.countClientAttempt(request.ip);
     if (wait !== null) {
       void reply.header('Retry-After', String(wait));
       return refuse('Too many sign-in attempts. Wait a few minutes and try again.', 429);
