@@ -188,6 +188,8 @@ describe('without CORS_ORIGINS, and the security headers', () => {
         'date',
         'keep-alive',
         'location',
+        // Every answer carries its request id (docs/operations.md, Logs).
+        'x-request-id',
       ]);
     }
   });

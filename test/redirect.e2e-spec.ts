@@ -44,8 +44,9 @@ describe('GET /{code} and HEAD /{code}', () => {
     'answers %s of a cached code (before Fastify) exactly as the first, uncached one',
     async (method) => {
       const link = await createLink(`https://example.com/same-answer/${method}`);
+      // The same request id each time, so the answers must match header for header.
       const answer = async (path: string) => {
-        const response = await testApp.request(path, { method });
+        const response = await testApp.request(path, { method, headers: { 'x-request-id': `same-${method}` } });
         const headers = Object.fromEntries([...response.headers].filter(([name]) => name !== 'date'));
         return { status: response.status, headers, body: await response.text() };
       };
@@ -55,6 +56,7 @@ describe('GET /{code} and HEAD /{code}', () => {
       const withQuery = await answer(`/${link.code}?utm_source=test`);
 
       expect(cold.status).toBe(302);
+      expect(cold.headers['x-request-id']).toBe(`same-${method}`);
       expect(cached).toEqual(cold);
       expect(withQuery).toEqual(cold);
     },

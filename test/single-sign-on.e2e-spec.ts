@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import Provider from 'oidc-provider';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { launchChromium } from './support/chromium.js';
@@ -25,7 +24,10 @@ async function startProvider(redirectUris: string[]): Promise<{ issuer: string; 
   // in production, which a test provider does not.
   const warn = console.warn;
   console.warn = () => undefined;
+  const { default: Provider } = await import('oidc-provider');
   const provider = new Provider(issuer, {
+    // Lifetimes of its own records, set so it does not log a notice for each default it uses.
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, AuthorizationCode: 60, IdToken: 600 },
     clients: [
       { ...CLIENT, redirect_uris: redirectUris, response_types: ['code'], grant_types: ['authorization_code'] },
     ],

@@ -11,6 +11,7 @@ declare module 'oidc-provider' {
     claims?: Record<string, string[]>;
     pkce?: { required(): boolean };
     cookies?: { keys: string[] };
+    ttl?: Record<string, number>;
     findAccount(context: unknown, sub: string): Account | undefined;
   }
   export default class Provider {
