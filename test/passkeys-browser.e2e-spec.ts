@@ -3,8 +3,10 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { PrismaService } from '../src/database/prisma.service.js';
 import { launchChromium } from './support/chromium.js';
 import { newClient } from './support/factories.js';
+import { Browser as FormBrowser } from './support/form-browser.js';
 import { freePort } from './support/free-port.js';
 import { PROJECT_ROOT } from './support/run-source.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -240,6 +242,27 @@ describe('Passkeys in a browser', () => {
         await other.close();
       }
     }
+  });
+
+  it('refuses a passkey posted without its challenge (400), and removing another account’s passkey (404)', async () => {
+    const someone = new FormBrowser(testApp);
+    expect((await someone.post('/signup', { email: newEmail(), password: PASSWORD })).status).toBe(303);
+
+    const added = await someone.post('/account/passkeys', { name: 'Forged', response: '{}' }, undefined, '/account');
+    expect(added.status).toBe(400);
+    expect(await added.text()).toContain('Adding a passkey needs JavaScript');
+
+    // A passkey that exists, of the accounts the browser specs above made.
+    const theirs = await testApp.app.get(PrismaService).passkey.findFirst();
+    expect(theirs).not.toBeNull();
+    const removed = await someone.post(
+      `/account/passkeys/${encodeURIComponent(theirs!.id)}/delete`,
+      {},
+      undefined,
+      '/account',
+    );
+    expect(removed.status).toBe(404);
+    await expect(testApp.app.get(PrismaService).passkey.count({ where: { id: theirs!.id } })).resolves.toBe(1);
   });
 
   it('answers garbage with a clear 4xx, never a 500', async () => {
