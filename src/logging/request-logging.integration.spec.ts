@@ -18,6 +18,7 @@ describe('registerRequestLogging', () => {
   const requestLoggersMade: unknown[] = [];
   const fastify = new FastifyAdapter().getInstance();
   let baseUrl: string;
+  let slowRequestStarted: () => void = () => undefined;
 
   beforeAll(async () => {
     const destination = new Writable({
@@ -36,8 +37,13 @@ describe('registerRequestLogging', () => {
     });
     fastify.get('/health', () => 'up');
     fastify.get('/go', (_request, reply) => reply.code(302).header('location', 'https://example.com/').send());
-    fastify.get('/slow', async () => {
-      await new Promise((resolve) => setTimeout(resolve, 300));
+    // Answers only once its client has gone (or after 5 s), telling the spec when it has started.
+    fastify.get('/slow', async (request) => {
+      slowRequestStarted();
+      await new Promise((resolve) => {
+        request.raw.once('close', resolve);
+        setTimeout(resolve, 5000).unref();
+      });
       return 'late';
     });
     await fastify.listen({ port: 0, host: '127.0.0.1' });
@@ -128,11 +134,18 @@ describe('registerRequestLogging', () => {
 
   it('logs a request the client gave up on before its answer', async () => {
     // A raw connection, closed by the client while the handler still works.
+    // Closed once the handler is known to be running, not after a guessed delay: on a loaded
+    // machine the request and the close could otherwise reach the server in one read.
+    const started = new Promise<void>((resolve) => (slowRequestStarted = resolve));
     const socket = connect(Number(new URL(baseUrl).port), '127.0.0.1');
     socket.write('GET /slow HTTP/1.1\r\nHost: localhost\r\n\r\n');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await started;
     socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    for (let waited = 0; lines.length === 0 && waited < 5000; waited += 20) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    // Time for a second line, should the request be logged twice.
+    await new Promise((resolve) => setTimeout(resolve, 100));
 
     expect(lines).toEqual([
       expect.objectContaining({ level: 30, msg: 'request aborted', req: expect.objectContaining({ url: '/slow' }) }),
