@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
-import { hashSessionId } from '../src/dashboard/sessions.service.js';
+import { hashSessionId } from '../src/auth/sessions/sessions.service.js';
 import { createAccountWithToken, newClient } from './support/factories.js';
 import { Browser } from './support/form-browser.js';
 import { qrCodeSvg } from '../src/links/qr-code.js';

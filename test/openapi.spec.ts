@@ -113,6 +113,7 @@ describe('openapi.json', () => {
         const { security } = operation(route.path, route.method);
         const policy = route.policy;
         if (!policy) throw new Error(`${route.method} ${route.path} declares no auth policy`);
+        if (policy.kind === 'signed-in') throw new Error(`${route.method} ${route.path} is a page in the API document`);
         const tokenSchemes = [
           { ApiKey: policy.kind === 'public' ? [] : policy.scopes },
           { Bearer: policy.kind === 'public' ? [] : policy.scopes },

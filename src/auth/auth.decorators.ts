@@ -1,19 +1,31 @@
 import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 import { ApiSecurity } from '@nestjs/swagger';
 import type { FastifyRequest } from 'fastify';
+import type { ActiveSession } from './sessions/sessions.service.js';
 import type { Scope } from './scopes.js';
 
 export const AUTH_POLICY = 'shortlink:auth-policy';
+/** Set on page controllers (`@PageController()`): their routes are opened by a session, never a token. */
+export const PAGE_ROUTES = 'shortlink:page-routes';
 
-/** How a route is protected. Every route declares one; a test walks the routes to enforce it. */
+/**
+ * How a route is protected. Every route declares one; a test walks the routes to enforce it.
+ * API routes: public, optional or required scopes (a token). Pages: public or signed-in (a session).
+ */
 export type AuthPolicy =
-  { kind: 'public' } | { kind: 'optional'; scopes: Scope[] } | { kind: 'required'; scopes: Scope[] };
+  | { kind: 'public' }
+  | { kind: 'optional'; scopes: Scope[] }
+  | { kind: 'required'; scopes: Scope[] }
+  | { kind: 'signed-in' };
 
 /** Security scheme names used in the OpenAPI document. */
 export const API_KEY_SCHEME = 'ApiKey';
 export const BEARER_SCHEME = 'Bearer';
 
-/** Anyone may call the route; token headers are ignored. */
+/**
+ * Anyone may call the route; token headers are ignored. On a page, the visitor's session (if
+ * any) is still resolved, for `@CurrentSession()`.
+ */
 export const Public = () => SetMetadata(AUTH_POLICY, { kind: 'public' } satisfies AuthPolicy);
 
 /** A token with these scopes is required (401 without one, 403 without the scope). */
@@ -37,17 +49,38 @@ export const OptionalScopes = (...scopes: Scope[]) =>
     ApiSecurity({}),
   );
 
-/** Who is calling: set by the guard on token-authenticated requests. */
+/**
+ * A page for signed-in people: without a live session a GET is sent to the sign-in page (which
+ * brings the person back), and any other method too; a form posted to it must carry a token
+ * bound to the session (CSRF). Checked by the guard, so no handler can forget either.
+ */
+export const SignedIn = () => SetMetadata(AUTH_POLICY, { kind: 'signed-in' } satisfies AuthPolicy);
+
+/** Who calls the API: an account, through one of its tokens. */
 export interface Caller {
   accountId: string;
   tokenId: string;
   scopes: Scope[];
 }
 
-export type AuthenticatedRequest = FastifyRequest & { caller?: Caller };
+/**
+ * Whoever the guard admitted: a token's caller on `/api`, a session on pages. Never both kinds on
+ * one route: a cookie never authorises the API, a token never opens a page.
+ */
+export type Principal = ({ kind: 'token' } & Caller) | ({ kind: 'session' } & ActiveSession);
+
+export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
 
 /** The calling account, or undefined for an anonymous call on an optional-auth route. */
-export const CurrentCaller = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): Caller | undefined =>
-    context.switchToHttp().getRequest<AuthenticatedRequest>().caller,
+export const CurrentCaller = createParamDecorator((_data: unknown, context: ExecutionContext): Caller | undefined => {
+  const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+  return principal?.kind === 'token' ? principal : undefined;
+});
+
+/** The visitor's session on a page: always set on `@SignedIn()` pages, null when signed out. */
+export const CurrentSession = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): ActiveSession | null => {
+    const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
+    return principal?.kind === 'session' ? { accountId: principal.accountId, idHash: principal.idHash } : null;
+  },
 );

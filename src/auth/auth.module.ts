@@ -1,10 +1,11 @@
 import { Module } from '@nestjs/common';
 import { APP_GUARD } from '@nestjs/core';
+import { AccessGuard } from './access.guard.js';
+import { SessionsModule } from './sessions/sessions.module.js';
 import { TokensModule } from './tokens.module.js';
-import { ApiTokenGuard } from './api-token.guard.js';
 
 @Module({
-  imports: [TokensModule],
-  providers: [{ provide: APP_GUARD, useClass: ApiTokenGuard }],
+  imports: [TokensModule, SessionsModule],
+  providers: [{ provide: APP_GUARD, useClass: AccessGuard }],
 })
 export class AuthModule {}

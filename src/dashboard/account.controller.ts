@@ -1,26 +1,24 @@
-import { Controller, Get, Inject, Param, Post, Req, Res, UseFilters } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AccountInputError, AccountsService } from '../accounts/accounts.service.js';
 import { isTotpSecret, newTotpSecret, totpUri } from '../accounts/two-factor.js';
-import { Public } from '../auth/auth.decorators.js';
+import { CurrentSession, SignedIn } from '../auth/auth.decorators.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { LinksService } from '../links/links.service.js';
 import { qrCodeSvg } from '../links/qr-code.js';
-import { DashboardCookies } from './dashboard-cookies.js';
-import { PageErrorFilter, PageError } from './page-error.filter.js';
+import { DashboardCookies } from '../auth/sessions/dashboard-cookies.js';
+import { PageController } from './page-controller.decorator.js';
+import { PageError } from './page-error.filter.js';
 import { field, parseJson, Pages, type Errors, type Form } from './pages.js';
 import { PasskeyError, PasskeysService } from './passkeys.service.js';
-import { SessionsService, type ActiveSession } from './sessions.service.js';
+import { SessionsService, type ActiveSession } from '../auth/sessions/sessions.service.js';
 import { SignInChallenges } from './sign-in-challenges.service.js';
 import { SignInLimits } from './sign-in-limits.service.js';
 
 /** The account page: password, two-factor sign-in, passkeys, sessions, deleting the account. */
-@ApiExcludeController()
-@Controller()
-@Public()
-@UseFilters(PageErrorFilter)
+@PageController()
+@SignedIn()
 export class AccountController {
   constructor(
     private readonly accounts: AccountsService,
@@ -35,17 +33,20 @@ export class AccountController {
   ) {}
 
   @Get('/account')
-  async accountPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
+  async accountPage(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: ActiveSession,
+  ) {
     return this.renderAccount(reply, session, { errors: {} });
   }
 
   @Post('/account/password')
-  async changePassword(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
-    this.pages.checkCsrf(request, true);
+  async changePassword(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: ActiveSession,
+  ) {
     const form = request.body as Form;
     const account = await this.accounts.findById(session.accountId);
     if (!account) throw new PageError(404, 'No such account');
@@ -85,10 +86,11 @@ export class AccountController {
 
   /** Turns two-factor sign-in on: the code proves the app holds the secret the page showed. */
   @Post('/account/two-factor')
-  async enableTwoFactor(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
-    this.pages.checkCsrf(request, true);
+  async enableTwoFactor(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: ActiveSession,
+  ) {
     const form = request.body as Form;
     const secret = field(form, 'totp_secret', 100);
     const recoveryCodes = await this.accounts.enableTotp(session.accountId, secret, field(form, 'code', 100));
@@ -102,10 +104,11 @@ export class AccountController {
 
   /** Turns two-factor sign-in off: the password and a code, both counted like a sign-in. */
   @Post('/account/two-factor/delete')
-  async disableTwoFactor(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
-    this.pages.checkCsrf(request, true);
+  async disableTwoFactor(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: ActiveSession,
+  ) {
     const form = request.body as Form;
     const account = await this.accounts.findById(session.accountId);
     if (!account) throw new PageError(404, 'No such account');
@@ -130,10 +133,11 @@ export class AccountController {
 
   /** The challenge for "Add a passkey" (script calls this, then posts the browser's answer). */
   @Post('/account/passkeys/options')
-  async passkeyRegistrationOptions(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
-    this.pages.checkCsrf(request, true);
+  async passkeyRegistrationOptions(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: ActiveSession,
+  ) {
     const account = await this.accounts.findById(session.accountId);
     if (!account) throw new PageError(404, 'No such account');
     try {
@@ -148,10 +152,11 @@ export class AccountController {
   }
 
   @Post('/account/passkeys')
-  async addPasskey(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
-    this.pages.checkCsrf(request, true);
+  async addPasskey(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: ActiveSession,
+  ) {
     const form = request.body as Form;
     const pending = await this.challenges.consume<{ challenge: string }>(
       this.cookies.read(request, 'challenge'),
@@ -176,29 +181,33 @@ export class AccountController {
   }
 
   @Post('/account/passkeys/:id/delete')
-  async removePasskey(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('id') id: string) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
-    this.pages.checkCsrf(request, true);
+  async removePasskey(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Param('id') id: string,
+    @CurrentSession() session: ActiveSession,
+  ) {
     if (!(await this.passkeys.remove(session.accountId, id))) throw new PageError(404, 'No such passkey');
     return reply.redirect('/account?passkey=removed', 303);
   }
 
   @Post('/account/sessions/delete')
-  async signOutEverywhere(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
-    this.pages.checkCsrf(request, true);
+  async signOutEverywhere(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: ActiveSession,
+  ) {
     await this.sessions.endAll(session.accountId);
     this.cookies.clear(reply, 'session');
     return reply.redirect('/login', 303);
   }
 
   @Post('/account/delete')
-  async deleteAccount(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
-    this.pages.checkCsrf(request, true);
+  async deleteAccount(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: ActiveSession,
+  ) {
     const account = await this.accounts.findById(session.accountId);
     if (!account) throw new PageError(404, 'No such account');
     const typed = field(request.body as Form, 'confirm_email', 1000)

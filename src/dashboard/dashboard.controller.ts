@@ -1,7 +1,6 @@
-import { Controller, Get, Param, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Public } from '../auth/auth.decorators.js';
+import { CurrentSession, Public, SignedIn } from '../auth/auth.decorators.js';
 import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
 import { TokensService } from '../auth/tokens.service.js';
 import { ApiError } from '../common/errors/api-error.js';
@@ -14,18 +13,17 @@ import { qrCodeSvg } from '../links/qr-code.js';
 import { AnonymousCreation } from '../rate-limit/rate-limit.decorators.js';
 import { clickChart } from './click-chart.js';
 import { expiryForForm, expiryFromForm } from './expiry-field.js';
-import { PageErrorFilter, PageError } from './page-error.filter.js';
+import { PageController } from './page-controller.decorator.js';
+import { PageError } from './page-error.filter.js';
 import { field, fieldList, Pages, type Errors, type Form } from './pages.js';
-import type { ActiveSession } from './sessions.service.js';
+import type { ActiveSession } from '../auth/sessions/sessions.service.js';
 
 const PAGE_SIZE = 20;
 const TOKEN_NAME_MAX_LENGTH = 100;
 
 /** The dashboard's pages for links and tokens (and the front page): HTML on the API's services. */
-@ApiExcludeController()
-@Controller()
-@Public()
-@UseFilters(PageErrorFilter)
+@PageController()
+@SignedIn()
 export class DashboardController {
   constructor(
     private readonly links: LinksService,
@@ -37,12 +35,14 @@ export class DashboardController {
   // ---- front page --------------------------------------------------------------------------
 
   @Get('/')
-  async home(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    if (await this.pages.session(request)) return reply.redirect('/dashboard', 303);
+  @Public()
+  async home(@Res() reply: FastifyReply, @CurrentSession() session: ActiveSession | null) {
+    if (session) return reply.redirect('/dashboard', 303);
     return this.pages.render(reply, 'home', { form: {}, errors: {} });
   }
 
   @Post('/')
+  @Public()
   @AnonymousCreation()
   async shortenAnonymously(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     this.pages.checkCsrf(request, false);
@@ -59,17 +59,21 @@ export class DashboardController {
   // ---- links -----------------------------------------------------------------------------
 
   @Get('/dashboard')
-  async dashboard(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Query('page') page: unknown) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
+  async dashboard(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Query('page') page: unknown,
+    @CurrentSession() session: ActiveSession,
+  ) {
     return this.renderDashboard(reply, session, page, { form: {}, errors: {} });
   }
 
   @Post('/dashboard')
-  async createLink(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
-    this.pages.checkCsrf(request, true);
+  async createLink(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: ActiveSession,
+  ) {
     const form = request.body as Form;
     const url = field(form, 'url');
     const customCode = field(form, 'custom_code', 1000).trim();
@@ -93,9 +97,12 @@ export class DashboardController {
   }
 
   @Get('/dashboard/links/:code')
-  async linkPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('code') code: string) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
+  async linkPage(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Param('code') code: string,
+    @CurrentSession() session: ActiveSession,
+  ) {
     const link = await this.links.get(this.caller(session), code);
     return this.renderLink(reply, session, link, {
       form: { url: link.url, expires_at: expiryForForm(link.expires_at) },
@@ -105,9 +112,12 @@ export class DashboardController {
 
   /** The link's QR code as an SVG file to download (the link page shows it inline). */
   @Get('/dashboard/links/:code/qr.svg')
-  async linkQrCode(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('code') code: string) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
+  async linkQrCode(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Param('code') code: string,
+    @CurrentSession() session: ActiveSession,
+  ) {
     const svg = await this.links.qrCode(this.caller(session), code);
     return reply
       .header('Content-Type', 'image/svg+xml; charset=utf-8')
@@ -116,10 +126,12 @@ export class DashboardController {
   }
 
   @Post('/dashboard/links/:code')
-  async editLink(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('code') code: string) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
-    this.pages.checkCsrf(request, true);
+  async editLink(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Param('code') code: string,
+    @CurrentSession() session: ActiveSession,
+  ) {
     const form = request.body as Form;
     const url = field(form, 'url');
     const expiresAt = field(form, 'expires_at', 100);
@@ -142,10 +154,12 @@ export class DashboardController {
   }
 
   @Post('/dashboard/links/:code/delete')
-  async deleteLink(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('code') code: string) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
-    this.pages.checkCsrf(request, true);
+  async deleteLink(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Param('code') code: string,
+    @CurrentSession() session: ActiveSession,
+  ) {
     try {
       await this.links.remove(this.caller(session), code);
     } catch (error) {
@@ -158,17 +172,20 @@ export class DashboardController {
   // ---- tokens ----------------------------------------------------------------------------
 
   @Get('/dashboard/tokens')
-  async tokensPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
+  async tokensPage(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: ActiveSession,
+  ) {
     return this.renderTokens(reply, session, { form: { scopes: [...SCOPES] }, errors: {} });
   }
 
   @Post('/dashboard/tokens')
-  async createToken(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
-    this.pages.checkCsrf(request, true);
+  async createToken(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: ActiveSession,
+  ) {
     const form = request.body as Form;
     const name = field(form, 'name').trim();
     const requested = fieldList(form, 'scopes');
@@ -187,10 +204,12 @@ export class DashboardController {
   }
 
   @Post('/dashboard/tokens/:id/revoke')
-  async revokeToken(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('id') id: string) {
-    const session = await this.pages.requireSession(request, reply);
-    if (!session) return reply;
-    this.pages.checkCsrf(request, true);
+  async revokeToken(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Param('id') id: string,
+    @CurrentSession() session: ActiveSession,
+  ) {
     const own = await this.tokens.listForAccount(session.accountId);
     if (!own.some((token) => token.id === id)) throw new PageError(404, 'No such token');
     await this.tokens.revoke(id);

@@ -2,9 +2,12 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { logServerFault } from '../common/errors/problem-details.filter.js';
 import { toProblem } from '../common/errors/problem.js';
-import { CsrfTokens } from './csrf-tokens.js';
-import { DashboardCookies } from './dashboard-cookies.js';
-import { SessionsService, type ActiveSession } from './sessions.service.js';
+import type { AuthenticatedRequest } from '../auth/auth.decorators.js';
+import { CsrfTokens } from '../auth/sessions/csrf-tokens.js';
+import { FormTokenRejectedError, SignInRequiredError } from '../auth/sessions/page-access.errors.js';
+import { DashboardCookies } from '../auth/sessions/dashboard-cookies.js';
+import { SessionsService, type ActiveSession } from '../auth/sessions/sessions.service.js';
+import { safeNext } from './safe-next.js';
 
 /** An error page a person should see, with its status. */
 export class PageError extends HttpException {
@@ -24,7 +27,10 @@ const TITLES: Record<number, string> = {
   503: 'Temporarily unavailable',
 };
 
-/** Errors on pages become HTML pages (the API's errors stay problem+json). */
+/**
+ * Errors on pages become HTML pages (the API's errors stay problem+json); a page that needs a
+ * session sends a signed-out visitor to the sign-in page instead.
+ */
 @Catch()
 export class PageErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
@@ -37,10 +43,17 @@ export class PageErrorFilter implements ExceptionFilter {
 
   async catch(exception: unknown, host: ArgumentsHost): Promise<void> {
     const reply = host.switchToHttp().getResponse<FastifyReply>();
+    if (exception instanceof SignInRequiredError) {
+      void reply.redirect(`/login?next=${encodeURIComponent(safeNext(exception.returnTo))}`, 303);
+      return;
+    }
     let status: number;
     let message: string;
     if (exception instanceof PageError) {
       status = exception.getStatus();
+      message = exception.message;
+    } else if (exception instanceof FormTokenRejectedError) {
+      status = 403;
       message = exception.message;
     } else {
       const { isServerFault, ...problem } = toProblem(exception);
@@ -71,8 +84,12 @@ export class PageErrorFilter implements ExceptionFilter {
     }
   }
 
-  /** The visitor's session, or null: also when the database is what failed (the page still shows). */
-  private async sessionOf(request: FastifyRequest): Promise<ActiveSession | null> {
+  /**
+   * The visitor's session, or null: the guard's when it admitted the request, else looked up
+   * (a guard that ran before it refused); null when the database is what failed (the page still shows).
+   */
+  private async sessionOf(request: AuthenticatedRequest): Promise<ActiveSession | null> {
+    if (request.principal?.kind === 'session') return request.principal;
     try {
       return await this.sessions.resolve(this.cookies.read(request, 'session'));
     } catch {

@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthenticatedRequest } from '../auth/auth.decorators.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
-import { CsrfTokens } from './csrf-tokens.js';
-import { DashboardCookies } from './dashboard-cookies.js';
+import { CsrfTokens } from '../auth/sessions/csrf-tokens.js';
+import { DashboardCookies } from '../auth/sessions/dashboard-cookies.js';
 import { OidcService } from './oidc.service.js';
 import { PageError } from './page-error.filter.js';
-import { safeNext } from './safe-next.js';
-import { SessionsService, type ActiveSession } from './sessions.service.js';
+import { SessionsService, type ActiveSession } from '../auth/sessions/sessions.service.js';
 import type { SignInClient } from './sign-in-limits.service.js';
 
 export type Form = Record<string, string | string[] | undefined>;
@@ -38,9 +38,9 @@ export function fieldList(form: Form | undefined, name: string): string[] {
 }
 
 /**
- * What every page controller of the dashboard does the same way: the session behind the cookie,
- * the sign-in redirect, CSRF checks, starting a session, and rendering a page with its form
- * tokens.
+ * What every page controller of the dashboard does the same way: CSRF checks of signed-out forms
+ * (the guard checks signed-in ones), starting a session, and rendering a page with its form
+ * tokens. Which session a page belongs to is the guard's business (`@CurrentSession()`).
  */
 @Injectable()
 export class Pages {
@@ -52,20 +52,6 @@ export class Pages {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
-  session(request: FastifyRequest): Promise<ActiveSession | null> {
-    return this.sessions.resolve(this.cookies.read(request, 'session'));
-  }
-
-  /** The session, or null after answering 303 to the sign-in page (which brings the person back). */
-  async requireSession(request: FastifyRequest, reply: FastifyReply): Promise<ActiveSession | null> {
-    const session = await this.session(request);
-    if (!session) {
-      const back = request.method === 'GET' ? request.url : (request.routeOptions.url ?? '/dashboard');
-      void reply.redirect(`/login?next=${encodeURIComponent(safeNext(back))}`, 303);
-    }
-    return session;
-  }
-
   /** Every way in ends here: the old session (if any) ends, a new one starts, the device is kept. */
   async finishSignIn(
     request: FastifyRequest,
@@ -73,8 +59,9 @@ export class Pages {
     accountId: string,
     deviceCookie: string | null,
   ): Promise<void> {
-    const previous = await this.session(request);
-    if (previous) await this.sessions.end(previous.idHash);
+    // The guard resolved the visitor's session, if any, on this (public) page.
+    const previous = (request as AuthenticatedRequest).principal;
+    if (previous?.kind === 'session') await this.sessions.end(previous.idHash);
     await this.signIn(reply, accountId);
     this.keepDevice(reply, deviceCookie);
   }

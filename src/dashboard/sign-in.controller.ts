@@ -1,28 +1,26 @@
-import { Controller, Get, Inject, Post, Query, Req, Res, UseFilters } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import { Get, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AccountExistsError, AccountInputError, AccountsService } from '../accounts/accounts.service.js';
-import { Public } from '../auth/auth.decorators.js';
+import { CurrentSession, Public } from '../auth/auth.decorators.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { OidcRefusedError, OidcService, OidcUnavailableError, type OidcPending } from './oidc.service.js';
-import { PageErrorFilter, PageError } from './page-error.filter.js';
+import { PageController } from './page-controller.decorator.js';
+import { PageError } from './page-error.filter.js';
 import { field, parseJson, Pages, type Errors, type Form } from './pages.js';
 import { PasskeyError, PasskeysService } from './passkeys.service.js';
 import { DEFAULT_NEXT, safeNext } from './safe-next.js';
-import { SessionsService } from './sessions.service.js';
+import { SessionsService, type ActiveSession } from '../auth/sessions/sessions.service.js';
 import { SignInChallenges } from './sign-in-challenges.service.js';
 import { SignInLimits } from './sign-in-limits.service.js';
-import { DashboardCookies } from './dashboard-cookies.js';
+import { DashboardCookies } from '../auth/sessions/dashboard-cookies.js';
 
 /**
  * Signing up, in and out: password (then a TOTP code when the account has one), passkey, or the
  * OpenID Connect provider. Every way in ends in `Pages.finishSignIn` (a new session).
  */
-@ApiExcludeController()
-@Controller()
+@PageController()
 @Public()
-@UseFilters(PageErrorFilter)
 export class SignInController {
   constructor(
     private readonly accounts: AccountsService,
@@ -37,8 +35,8 @@ export class SignInController {
   ) {}
 
   @Get('/signup')
-  async signupPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    if (await this.pages.session(request)) return reply.redirect('/dashboard', 303);
+  async signupPage(@Res() reply: FastifyReply, @CurrentSession() session: ActiveSession | null) {
+    if (session) return reply.redirect('/dashboard', 303);
     return this.pages.render(reply, 'signup', { form: {}, errors: {}, signupOpen: this.config.signupOpen });
   }
 
@@ -72,8 +70,12 @@ export class SignInController {
   }
 
   @Get('/login')
-  async loginPage(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Query('next') next: unknown) {
-    if (await this.pages.session(request)) return reply.redirect(safeNext(next), 303);
+  async loginPage(
+    @Res() reply: FastifyReply,
+    @Query('next') next: unknown,
+    @CurrentSession() session: ActiveSession | null,
+  ) {
+    if (session) return reply.redirect(safeNext(next), 303);
     return this.pages.render(reply, 'login', { form: {}, errors: {}, next: safeNext(next) });
   }
 
@@ -249,8 +251,11 @@ export class SignInController {
   }
 
   @Post('/logout')
-  async logout(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    const session = await this.pages.session(request);
+  async logout(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: ActiveSession | null,
+  ) {
     // Without a live session there is nothing to end, and nothing a forged form could do.
     if (session) {
       this.pages.checkCsrf(request, true);

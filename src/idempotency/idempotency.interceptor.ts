@@ -36,7 +36,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const key = checkIdempotencyKey(request.headers['idempotency-key']);
     if (key === undefined) return next.handle();
-    const caller = request.caller;
+    const caller = request.principal?.kind === 'token' ? request.principal : undefined;
     // Keys are per account; an anonymous call has none to keep them in.
     if (!caller) throw ApiError.unauthorized('Idempotency-Key needs an API token');
 

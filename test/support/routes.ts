@@ -1,7 +1,7 @@
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
-import { AUTH_POLICY, type AuthPolicy } from '../../src/auth/auth.decorators.js';
+import { AUTH_POLICY, PAGE_ROUTES, type AuthPolicy } from '../../src/auth/auth.decorators.js';
 import type { TestApp } from './test-app.js';
 
 export interface Route {
@@ -9,6 +9,8 @@ export interface Route {
   path: string;
   handler: string;
   policy: AuthPolicy | undefined;
+  /** A page (`@PageController()`): the guard admits it by session, never by token. */
+  page: boolean;
   /** False for routes kept out of the OpenAPI document (`@ApiExcludeController`, `@ApiExcludeEndpoint`): pages. */
   inApiDocs: boolean;
 }
@@ -43,6 +45,7 @@ export function routesOf(testApp: TestApp): Route[] {
             handler: `${controller.name}.${name}`,
             // Exactly how the guard reads it: the handler's decorator wins over the controller's.
             policy: reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [handler, controller]),
+            page: reflector.getAllAndOverride<boolean | undefined>(PAGE_ROUTES, [handler, controller]) === true,
             inApiDocs: !(
               (Reflect.getMetadata(API_EXCLUDE_CONTROLLER, controller) as unknown[] | undefined)?.[0] ||
               (Reflect.getMetadata(API_EXCLUDE_ENDPOINT, handler) as { disable?: boolean } | undefined)?.disable

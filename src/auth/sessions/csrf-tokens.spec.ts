@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { Tokens } from '@fastify/csrf';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppConfig } from '../config/app-config.js';
+import type { AppConfig } from '../../config/app-config.js';
 import { CSRF_TOKEN_LIFETIME_MS, CsrfTokens } from './csrf-tokens.js';
 import { DashboardCookies } from './dashboard-cookies.js';
 

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { DirectReads, type DirectRead } from '../database/direct-reads.js';
-import { PrismaService } from '../database/prisma.service.js';
+import { DirectReads, type DirectRead } from '../../database/direct-reads.js';
+import { PrismaService } from '../../database/prisma.service.js';
 
 export interface SessionRecord {
   idHash: string;

@@ -1,0 +1,71 @@
+/**
+ * What the service serves at each first path segment, in one table: every other path is a short
+ * code (`GET /{code}`). The rules that depend on where a request goes derive from it:
+ * - reserved codes: a link whose code is a segment here could never be reached (the route wins);
+ * - pages: the only paths that take form bodies (the rest of the service is JSON-only);
+ * - cross-origin: the only paths that answer CORS;
+ * - logging: the paths whose requests are not logged (health probes every few seconds).
+ * A spec (test/route-table.e2e-spec.ts) fails when the application serves a route whose first
+ * segment is missing here.
+ */
+export interface TopLevelRoute {
+  /**
+   * `api`: the JSON API and its document; `page`: the dashboard's HTML pages (forms); `static`:
+   * files; `docs`: Swagger UI; `health`: probes; `reserved`: nothing yet, kept from codes for
+   * routes a browser or a future release asks for.
+   */
+  kind: 'api' | 'page' | 'static' | 'docs' | 'health' | 'reserved';
+  /** Browsers on other origins may call it (CORS_ORIGINS). */
+  crossOrigin?: boolean;
+}
+
+export const ROUTE_TABLE: Readonly<Record<string, TopLevelRoute>> = {
+  api: { kind: 'api', crossOrigin: true },
+  'openapi.json': { kind: 'api', crossOrigin: true },
+  'openapi.yaml': { kind: 'api' },
+  docs: { kind: 'docs' },
+  health: { kind: 'health' },
+  signup: { kind: 'page' },
+  login: { kind: 'page' },
+  logout: { kind: 'page' },
+  account: { kind: 'page' },
+  dashboard: { kind: 'page' },
+  static: { kind: 'static' },
+  'favicon.ico': { kind: 'reserved' },
+  'robots.txt': { kind: 'reserved' },
+  assets: { kind: 'reserved' },
+  admin: { kind: 'reserved' },
+};
+
+/** The front page (`/`) is a page too: the anonymous shorten form. */
+const FRONT_PAGE: TopLevelRoute = { kind: 'page' };
+
+/**
+ * The table's entry for a request URL or route path, or undefined: a short code. Runs on every
+ * request that reaches Fastify (the logging rule), so it reads the first segment in place.
+ */
+export function routeOf(url: string): TopLevelRoute | undefined {
+  let end = 1;
+  while (end < url.length && url[end] !== '/' && url[end] !== '?') end++;
+  if (end === 1) return FRONT_PAGE;
+  const segment = url.slice(1, end).toLowerCase();
+  return Object.hasOwn(ROUTE_TABLE, segment) ? ROUTE_TABLE[segment] : undefined;
+}
+
+/** First path segments that cannot be short codes, lower-case (codes are compared case-insensitively). */
+export const RESERVED_SEGMENTS: ReadonlySet<string> = new Set(Object.keys(ROUTE_TABLE));
+
+export function isPagePath(url: string): boolean {
+  return routeOf(url)?.kind === 'page';
+}
+
+export function isCrossOriginPath(url: string): boolean {
+  const route = routeOf(url);
+  // `/api` itself is no endpoint; what is under it is.
+  return route?.crossOrigin === true && url.split('?', 1)[0] !== '/api';
+}
+
+/** Health probes every few seconds would drown the request log. */
+export function isLoggedPath(url: string): boolean {
+  return routeOf(url)?.kind !== 'health';
+}
