@@ -9,6 +9,7 @@ import { registerCrossOrigin } from './common/http/cross-origin.js';
 import { registerSecurityHeaders } from './common/http/security-headers.js';
 import { DEFAULT_BODY_LIMIT, registerBodyLimits } from './common/http/body-limits.js';
 import { EarlyRequests } from './common/http/early-requests.js';
+import { requireListedRoutes } from './common/http/route-table.js';
 import { registerJsonBodyParser } from './common/http/json-body-parser.js';
 import { registerDashboardPlugins } from './dashboard/dashboard.plugins.js';
 import type { AppConfig } from './config/app-config.js';
@@ -43,6 +44,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   // Bodies are JSON only (Fastify's parser behind a nesting-depth check); the text/plain parser
   // goes, and `bodyParser: false` keeps Nest from adding a form (urlencoded) parser. Any other
   // media type is refused by Fastify with 415 before a handler runs.
+  requireListedRoutes(adapter.getInstance());
   adapter.getInstance().removeContentTypeParser('text/plain');
   registerJsonBodyParser(adapter.getInstance());
   registerBodyLimits(adapter.getInstance());

@@ -8,6 +8,7 @@ import fastifyStatic from '@fastify/static';
 import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
 import { errorCodes, type FastifyInstance } from 'fastify';
+import { isPagePath } from '../common/http/route-table.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /**
@@ -36,22 +37,6 @@ const WEBAUTHN_BROWSER_BUNDLE = join(
 
 /** Form fields are short; 64 KiB leaves room for 10k-character inputs and refuses more. */
 const FORM_BODY_LIMIT = 64 * 1024;
-
-/** Paths of the dashboard's pages: the only place form (urlencoded) bodies are accepted. */
-export function isPagePath(url: string): boolean {
-  const path = url.split('?', 1)[0] ?? '';
-  return (
-    path === '/' ||
-    path === '/signup' ||
-    path === '/login' ||
-    path.startsWith('/login/') ||
-    path === '/logout' ||
-    path === '/account' ||
-    path.startsWith('/account/') ||
-    path === '/dashboard' ||
-    path.startsWith('/dashboard/')
-  );
-}
 
 /**
  * Fastify plugins of the dashboard pages: cookies (named and set by DashboardCookies; CSRF tokens

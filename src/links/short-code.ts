@@ -1,3 +1,4 @@
+import { RESERVED_SEGMENTS } from '../common/http/route-table.js';
 import { randomBase62 } from '../common/random.js';
 
 /** Length of generated codes: 62^7 ≈ 3.5 × 10^12 possibilities, so collisions stay rare. */
@@ -6,27 +7,11 @@ export const CUSTOM_CODE_MIN_LENGTH = 3;
 export const CUSTOM_CODE_MAX_LENGTH = 64;
 
 /**
- * First path segments the service serves itself. A link with one of these codes could never be
- * reached (the real route wins), so they are refused as custom codes, compared
- * case-insensitively. Every new top-level route must be added here.
+ * First path segments the service serves itself (the route table's): a link with one of these
+ * codes could never be reached (the real route wins), so they are refused as custom codes,
+ * compared case-insensitively.
  */
-export const RESERVED_CODES: ReadonlySet<string> = new Set([
-  'api',
-  'docs',
-  'health',
-  'dashboard',
-  'openapi.json',
-  'openapi.yaml',
-  'favicon.ico',
-  'robots.txt',
-  'static',
-  'assets',
-  'login',
-  'logout',
-  'signup',
-  'account',
-  'admin',
-]);
+export const RESERVED_CODES: ReadonlySet<string> = RESERVED_SEGMENTS;
 
 /** Every code that can exist: generated codes are a subset of the custom-code alphabet. */
 const CODE_SHAPE = /^[A-Za-z0-9_-]{3,64}$/;

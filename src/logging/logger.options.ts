@@ -1,5 +1,6 @@
 import type { Params } from 'nestjs-pino';
 import type { Level } from 'pino';
+import { isLoggedPath } from '../common/http/route-table.js';
 import type { AppConfig } from '../config/app-config.js';
 
 /** Header values that carry secrets: never written to a log line. */
@@ -35,9 +36,9 @@ export function loggerOptions(config: AppConfig): Params {
   };
 }
 
-/** Health probes every few seconds would drown the request log. */
+/** Health probes every few seconds would drown the request log (the route table says which paths). */
 export function isLoggedRequest(req: { url?: string }): boolean {
-  return !(req.url ?? '').startsWith('/health');
+  return isLoggedPath(req.url ?? '/');
 }
 
 /**

@@ -2,12 +2,8 @@ import cors from '@fastify/cors';
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../config/app-config.js';
+import { isCrossOriginPath } from './route-table.js';
 
-/** What browsers on other origins may call: the JSON API and the OpenAPI document. */
-export function isCrossOriginPath(url: string): boolean {
-  const path = url.split('?', 1)[0];
-  return path.startsWith('/api/') || path === '/openapi.json';
-}
 
 /** The headers a token call sends, and the ones its caller needs to read. */
 export const CORS_ALLOWED_HEADERS = ['X-API-Key', 'Authorization', 'Content-Type', 'Idempotency-Key'];

@@ -1,3 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+
 /**
  * What the service serves at each first path segment, in one table: every other path is a short
  * code (`GET /{code}`). The rules that depend on where a request goes derive from it:
@@ -68,4 +70,20 @@ export function isCrossOriginPath(url: string): boolean {
 /** Health probes every few seconds would drown the request log. */
 export function isLoggedPath(url: string): boolean {
   return routeOf(url)?.kind !== 'health';
+}
+
+/**
+ * Refuses, at start-up, a route whose first segment the table does not name: a new top-level
+ * route cannot ship without its reserved code, its form, CORS and logging rules. Registered on
+ * Fastify before any route (Nest's controllers, static files, Swagger UI).
+ */
+export function requireListedRoutes(fastify: FastifyInstance): void {
+  fastify.addHook('onRoute', (route) => {
+    const path = route.url ?? route.path;
+    // The short codes' route (`/:code`) and Fastify's catch-alls are the rest of the path space.
+    if (path.startsWith('/:') || path === '*' || path === '/*') return;
+    if (!routeOf(path)) {
+      throw new Error(`${String(route.method)} ${path} is not in the route table (src/common/http/route-table.ts)`);
+    }
+  });
 }
