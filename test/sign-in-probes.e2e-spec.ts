@@ -215,12 +215,7 @@ describe('Sign-in probes', () => {
     const forged = await victim.post('/dashboard', { url: 'https://evil.example/planted' }, tokens.create(secret));
 
     expect(forged.status).toBe(403);
-    const list = await testApp.app
-      .get(LinksService)
-      .list(
-        { accountId: (await sessionAccount(victim))!, tokenId: '', scopes: ['links:read'] },
-        { limit: 10, offset: 0 },
-      );
+    const list = await testApp.app.get(LinksService).list((await sessionAccount(victim))!, { limit: 10, offset: 0 });
     expect(list.total).toBe(0);
   });
 

@@ -30,14 +30,8 @@ export class AccountsRepository {
     return this.prisma.account.findUnique({ where: { id } });
   }
 
-  /** Sets the password and ends every session but `keepSessionHash` (in one transaction). */
-  async setPassword(id: string, passwordHash: string, keepSessionHash?: string): Promise<boolean> {
-    const [updated] = await this.prisma.$transaction([
-      this.prisma.account.updateMany({ where: { id }, data: { passwordHash } }),
-      this.prisma.session.deleteMany({
-        where: { accountId: id, ...(keepSessionHash ? { NOT: { idHash: keepSessionHash } } : {}) },
-      }),
-    ]);
+  async setPassword(id: string, passwordHash: string): Promise<boolean> {
+    const updated = await this.prisma.account.updateMany({ where: { id }, data: { passwordHash } });
     return updated.count > 0;
   }
 

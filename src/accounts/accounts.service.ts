@@ -1,4 +1,6 @@
 import { Injectable } from '@nestjs/common';
+import { SessionsService } from '../auth/sessions/sessions.service.js';
+import { LinksService } from '../links/links.service.js';
 import { AccountsRepository, type AccountRecord } from './accounts.repository.js';
 import { issueDeviceCookie, verifyDeviceCookie } from './device-cookies.js';
 import {
@@ -46,7 +48,11 @@ function normalizeEmail(email: string): string {
 
 @Injectable()
 export class AccountsService {
-  constructor(private readonly accounts: AccountsRepository) {}
+  constructor(
+    private readonly accounts: AccountsRepository,
+    private readonly sessions: SessionsService,
+    private readonly links: LinksService,
+  ) {}
 
   async create(email: string): Promise<AccountView> {
     const normalized = normalizeEmail(email);
@@ -116,8 +122,11 @@ export class AccountsService {
     if (!account) throw new RangeError('No such account');
     const problem = await passwordProblem(password, account.email);
     if (problem) throw new AccountInputError('password', problem);
-    const updated = await this.accounts.setPassword(accountId, await hashPassword(password), keepSessionHash);
-    if (!updated) throw new RangeError('No such account');
+    const passwordHash = await hashPassword(password);
+    // Other sessions end first: should the process stop in between, the worst case is a person
+    // signed out with the old password still set, never other sessions alive under a new one.
+    await this.sessions.endAllBut(accountId, keepSessionHash);
+    if (!(await this.accounts.setPassword(accountId, passwordHash))) throw new RangeError('No such account');
   }
 
   async setPasswordByEmail(email: string, password: string): Promise<void> {
@@ -173,8 +182,14 @@ export class AccountsService {
     return true;
   }
 
-  /** Deletes the account with its links, tokens and sessions. */
+  /**
+   * Deletes the account with its links, tokens and sessions (by foreign key), then drops its links
+   * from every instance's redirect cache.
+   */
   async delete(accountId: string): Promise<boolean> {
-    return this.accounts.delete(accountId);
+    const codes = await this.links.codesOfAccount(accountId);
+    const deleted = await this.accounts.delete(accountId);
+    await this.links.forgetDeleted(codes);
+    return deleted;
   }
 }

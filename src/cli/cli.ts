@@ -227,9 +227,8 @@ export function buildProgram(
         } catch (error) {
           throw new CliError(`Cannot read ${file}: ${(error as Error).message}`);
         }
-        const caller = { accountId, tokenId: 'cli', scopes: [...SCOPES] };
         try {
-          const tally = await importLinksCsv(context.get(LinksService), caller, source as Readable, (row) =>
+          const tally = await importLinksCsv(context.get(LinksService), accountId, source as Readable, (row) =>
             output.out(`line ${row.line}: ${row.outcome}: ${row.reason}\n`),
           );
           output.out(`created ${tally.created}, skipped ${tally.skipped} (code taken), invalid ${tally.invalid}\n`);

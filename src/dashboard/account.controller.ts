@@ -197,7 +197,7 @@ export class AccountController {
     @Res() reply: FastifyReply,
     @CurrentSession() session: ActiveSession,
   ) {
-    await this.sessions.endAll(session.accountId);
+    await this.sessions.endAllBut(session.accountId);
     this.cookies.clear(reply, 'session');
     return reply.redirect('/login', 303);
   }
@@ -221,7 +221,7 @@ export class AccountController {
         400,
       );
     }
-    await this.links.deleteAccountWithLinks(account.id, () => this.accounts.delete(account.id));
+    await this.accounts.delete(account.id);
     this.cookies.clear(reply, 'session');
     return reply.redirect('/?deleted=1', 303);
   }

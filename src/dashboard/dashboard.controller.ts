@@ -79,7 +79,7 @@ export class DashboardController {
     const customCode = field(form, 'custom_code', 1000).trim();
     const expiresAt = field(form, 'expires_at', 100);
     try {
-      const link = await this.links.create(this.caller(session), {
+      const link = await this.links.create(session.accountId, {
         url,
         custom_code: customCode === '' ? undefined : customCode,
         expires_at: expiryFromForm(expiresAt),
@@ -103,7 +103,7 @@ export class DashboardController {
     @Param('code') code: string,
     @CurrentSession() session: ActiveSession,
   ) {
-    const link = await this.links.get(this.caller(session), code);
+    const link = await this.links.get(session.accountId, code);
     return this.renderLink(reply, session, link, {
       form: { url: link.url, expires_at: expiryForForm(link.expires_at) },
       errors: {},
@@ -118,7 +118,7 @@ export class DashboardController {
     @Param('code') code: string,
     @CurrentSession() session: ActiveSession,
   ) {
-    const svg = await this.links.qrCode(this.caller(session), code);
+    const svg = await this.links.qrCode(session.accountId, code);
     return reply
       .header('Content-Type', 'image/svg+xml; charset=utf-8')
       .header('Content-Disposition', `attachment; filename="${code}-qr.svg"`)
@@ -135,14 +135,16 @@ export class DashboardController {
     const form = request.body as Form;
     const url = field(form, 'url');
     const expiresAt = field(form, 'expires_at', 100);
-    const caller = this.caller(session);
     try {
-      const current = await this.links.get(caller, code);
-      await this.links.update(caller, code, { url, expires_at: expiryFromForm(expiresAt, current.expires_at) });
+      const current = await this.links.get(session.accountId, code);
+      await this.links.update(session.accountId, code, {
+        url,
+        expires_at: expiryFromForm(expiresAt, current.expires_at),
+      });
       return reply.redirect(`/dashboard/links/${encodeURIComponent(code)}?saved=1`, 303);
     } catch (error) {
       if (error instanceof ApiError && error.errorName === 'not_found') throw error;
-      const link = await this.links.get(caller, code);
+      const link = await this.links.get(session.accountId, code);
       return this.renderLink(
         reply,
         session,
@@ -161,7 +163,7 @@ export class DashboardController {
     @CurrentSession() session: ActiveSession,
   ) {
     try {
-      await this.links.remove(this.caller(session), code);
+      await this.links.remove(session.accountId, code);
     } catch (error) {
       // A second submit of the same delete finds nothing: the outcome the person wanted.
       if (!(error instanceof ApiError && error.errorName === 'not_found')) throw error;
@@ -218,10 +220,6 @@ export class DashboardController {
 
   // ---- helpers ---------------------------------------------------------------------------
 
-  private caller(session: ActiveSession) {
-    return { accountId: session.accountId, tokenId: '', scopes: [...SCOPES] };
-  }
-
   /** The API's errors about a link, as messages next to the form's fields. */
   private linkErrors(error: unknown): Errors {
     if (!(error instanceof ApiError)) throw error;
@@ -251,7 +249,7 @@ export class DashboardController {
     const searchError =
       q.length > MAX_SEARCH_LENGTH ? `Search for at most ${MAX_SEARCH_LENGTH} characters.` : undefined;
     const search = q !== '' && !searchError ? q : undefined;
-    const list = await this.links.list(this.caller(session), {
+    const list = await this.links.list(session.accountId, {
       limit: PAGE_SIZE,
       offset: (pageNumber - 1) * PAGE_SIZE,
       q: search,

@@ -1,5 +1,25 @@
-import { Body, Controller, Delete, Get, Header, HttpCode, HttpStatus, Param, Post, Put, Query, Res } from '@nestjs/common';
-import { ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
+import {
+  Body,
+  Controller,
+  Delete,
+  Get,
+  Header,
+  HttpCode,
+  HttpStatus,
+  Param,
+  Post,
+  Put,
+  Query,
+  Res,
+} from '@nestjs/common';
+import {
+  ApiCreatedResponse,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiParam,
+  ApiProduces,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, OptionalScopes, RequireScopes, type Caller } from '../auth/auth.decorators.js';
 import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
@@ -68,7 +88,7 @@ export class LinksController {
     @Body() body: CreateLinkDto,
     @Res({ passthrough: true }) reply: FastifyReply,
   ): Promise<LinkDto> {
-    const link = await this.links.create(caller, body);
+    const link = await this.links.create(caller?.accountId, body);
     void reply.header('Location', `/api/links/${link.code}`);
     return link;
   }
@@ -103,7 +123,7 @@ export class LinksController {
     @CurrentCaller() caller: Caller,
     @Body() body: BulkCreateLinksDto,
   ): Promise<BulkCreateLinksResponseDto> {
-    const results = await this.links.createMany(caller, body.links);
+    const results = await this.links.createMany(caller.accountId, body.links);
     return {
       data: results.map((result) => ('link' in result ? result : { error: apiErrorProblem(result.error) })),
     };
@@ -121,7 +141,7 @@ export class LinksController {
   @ApiOkResponse({ type: LinkListDto, description: 'One page of your links, newest first.' })
   @ApiProblemResponses('validation_failed', 'unauthorized', 'forbidden', 'rate_limited', 'service_unavailable')
   listLinks(@CurrentCaller() caller: Caller, @Query() query: ListLinksQueryDto): Promise<LinkListDto> {
-    return this.links.list(caller, query);
+    return this.links.list(caller.accountId, query);
   }
 
   /**
@@ -134,7 +154,7 @@ export class LinksController {
   @ApiOkResponse({ type: LinkDto, description: 'The link.' })
   @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited', 'service_unavailable')
   getLink(@CurrentCaller() caller: Caller, @Param('code') code: string): Promise<LinkDto> {
-    return this.links.get(caller, code);
+    return this.links.get(caller.accountId, code);
   }
 
   /**
@@ -151,11 +171,13 @@ export class LinksController {
   @Header('Cache-Control', 'private, max-age=3600')
   @ApiOkResponse({
     description: 'The QR code as an SVG image.',
-    content: { 'image/svg+xml': { schema: { type: 'string', example: '<svg xmlns="http://www.w3.org/2000/svg" …</svg>' } } },
+    content: {
+      'image/svg+xml': { schema: { type: 'string', example: '<svg xmlns="http://www.w3.org/2000/svg" …</svg>' } },
+    },
   })
   @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited', 'service_unavailable')
   getQrCode(@CurrentCaller() caller: Caller, @Param('code') code: string): Promise<string> {
-    return this.links.qrCode(caller, code);
+    return this.links.qrCode(caller.accountId, code);
   }
 
   /**
@@ -185,7 +207,7 @@ export class LinksController {
     @Param('code') code: string,
     @Body() body: UpdateLinkDto,
   ): Promise<LinkDto> {
-    return this.links.update(caller, code, body);
+    return this.links.update(caller.accountId, code, body);
   }
 
   /**
@@ -200,6 +222,6 @@ export class LinksController {
   @ApiNoContentResponse({ description: 'The link is gone; its code is free again.' })
   @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited', 'service_unavailable')
   deleteLink(@CurrentCaller() caller: Caller, @Param('code') code: string): Promise<void> {
-    return this.links.remove(caller, code);
+    return this.links.remove(caller.accountId, code);
   }
 }

@@ -36,10 +36,28 @@ export interface NewLink {
 const SQLITE_INSERT_BATCH = 500;
 
 /** The columns of a LinkRecord, as the raw list queries select them (see `toLinkRecord`). */
-type LinkRow = [string, string, string | null, number, number, string | number, string | number, string | number | null];
+type LinkRow = [
+  string,
+  string,
+  string | null,
+  number,
+  number,
+  string | number,
+  string | number,
+  string | number | null,
+];
 
 /** Both list queries' rows: dates as SQLite's ISO text or PostgreSQL's epoch milliseconds. */
-function toLinkRecord([code, url, accountId, clicks, clicksThroughBatch, createdAt, updatedAt, expiresAt]: LinkRow): LinkRecord {
+function toLinkRecord([
+  code,
+  url,
+  accountId,
+  clicks,
+  clicksThroughBatch,
+  createdAt,
+  updatedAt,
+  expiresAt,
+]: LinkRow): LinkRecord {
   return {
     code,
     url,
@@ -129,9 +147,7 @@ export class LinksRepository {
         for (const code of await this.insertSqliteBatch(batch, at)) inserted.add(code);
       }
     }
-    return links
-      .filter((link) => inserted.has(link.code))
-      .map((link) => toNewRecord(link, now));
+    return links.filter((link) => inserted.has(link.code)).map((link) => toNewRecord(link, now));
   }
 
   /**

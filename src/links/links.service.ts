@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import type { Caller } from '../auth/auth.decorators.js';
 import { LoggedClicks } from '../clicks/logged-clicks.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { DEFAULT_PAGE_SIZE, type PaginationQueryDto } from '../common/pagination/pagination-query.dto.js';
@@ -86,19 +85,18 @@ export class LinksService {
   ) {}
 
   /**
-   * The one way links are created (JSON API and quick shorten). Without a caller the link is
-   * anonymous: it belongs to no account and cannot be managed later.
+   * The one way links are created (JSON API, quick shorten, the dashboard). Without an account
+   * the link is anonymous: it belongs to no account and cannot be managed later.
    */
-  async create(caller: Caller | undefined, input: CreateLinkInput): Promise<LinkDto> {
-    const { url, customCode, expiresAt } = this.checkCreation(caller, input, new Date());
-    const accountId = caller?.accountId ?? null;
+  async create(accountId: string | undefined, input: CreateLinkInput): Promise<LinkDto> {
+    const { url, customCode, expiresAt } = this.checkCreation(accountId, input, new Date());
 
     let created: LinkRecord | null;
     if (customCode !== undefined) {
-      created = await this.links.insertIfCodeFree({ code: customCode, url, accountId, expiresAt });
+      created = await this.links.insertIfCodeFree({ code: customCode, url, accountId: accountId ?? null, expiresAt });
       if (!created) throw ApiError.codeTaken(customCode);
     } else {
-      created = await this.insertWithGeneratedCode(url, accountId, expiresAt);
+      created = await this.insertWithGeneratedCode(url, accountId ?? null, expiresAt);
     }
     // A code may have been cached on another instance before a delete; creation starts afresh.
     await this.cache.invalidate(created.code);
@@ -112,7 +110,7 @@ export class LinksService {
    * (`insertManyIfCodesFree`); generated codes that collide are drawn again.
    */
   async createMany(
-    caller: Caller,
+    accountId: string,
     items: Record<string, unknown>[],
     options?: ImportOptions,
   ): Promise<BulkItemResult[]> {
@@ -134,7 +132,7 @@ export class LinksService {
         // The checks the validation pipe makes of POST /api/links (unknown fields, types).
         const invalid = validateSync(plainToInstance(dto, item), VALIDATION_OPTIONS);
         if (invalid.length > 0) throw validationProblem(invalid, options?.importing ? '' : `links[${index}]`);
-        const creation = this.checkCreation(caller, item, options?.importing ? new Date(0) : now);
+        const creation = this.checkCreation(accountId, item, options?.importing ? new Date(0) : now);
         if (options?.importing) {
           if (typeof item.created_at === 'string') creation.createdAt = new Date(item.created_at);
           if (typeof item.clicks === 'number') creation.clicks = item.clicks;
@@ -154,7 +152,7 @@ export class LinksService {
         pending.map(({ creation, code }) => ({
           code,
           url: creation.url,
-          accountId: caller.accountId,
+          accountId,
           expiresAt: creation.expiresAt,
           createdAt: creation.createdAt,
           clicks: creation.clicks,
@@ -181,15 +179,15 @@ export class LinksService {
    * One page of the account's links, newest first; with `search`, only those whose code or URL
    * contains it (case-insensitive), and `total` counts those.
    */
-  async list(caller: Caller, query: PaginationQueryDto & { q?: string }): Promise<LinkListDto> {
+  async list(accountId: string, query: PaginationQueryDto & { q?: string }): Promise<LinkListDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const offset = query.offset ?? 0;
-    const { links, total } = await this.links.listForAccount(caller.accountId, limit, offset, query.q);
+    const { links, total } = await this.links.listForAccount(accountId, limit, offset, query.q);
     return { data: links.map((link) => this.toDto(link)), total, limit, offset };
   }
 
-  async get(caller: Caller, code: string): Promise<LinkDto> {
-    const link = couldBeCode(code) ? await this.links.findForAccount(code, caller.accountId) : null;
+  async get(accountId: string, code: string): Promise<LinkDto> {
+    const link = couldBeCode(code) ? await this.links.findForAccount(code, accountId) : null;
     if (!link) throw ApiError.notFound();
     return this.toDto(link);
   }
@@ -198,7 +196,7 @@ export class LinksService {
    * Changes a link's target and/or expiry (`expires_at: null` removes it). A link past its
    * expiry can be changed like any other: a new future `expires_at` brings it back.
    */
-  async update(caller: Caller, code: string, input: UpdateLinkInput): Promise<LinkDto> {
+  async update(accountId: string, code: string, input: UpdateLinkInput): Promise<LinkDto> {
     if (!couldBeCode(code)) throw ApiError.notFound();
     if (input.url === undefined && input.expires_at === undefined) {
       const message = 'url is required (unless the body changes expires_at alone)';
@@ -206,26 +204,21 @@ export class LinksService {
     }
     const url = input.url === undefined ? undefined : normalizeTargetUrl(input.url, this.config.shortBaseUrl);
     const expiresAt = parseExpiresAt(input.expires_at, new Date());
-    const link = await this.links.updateForAccount(code, caller.accountId, { url, expiresAt });
+    const link = await this.links.updateForAccount(code, accountId, { url, expiresAt });
     if (!link) throw ApiError.notFound();
     // Before answering: once the client sees 200, no redirect may use the old target or expiry.
     await this.cache.invalidate(code);
     return this.toDto(link);
   }
 
-  /** `update` of the target alone (the dashboard's edit form). */
-  updateUrl(caller: Caller, code: string, newUrl: unknown): Promise<LinkDto> {
-    return this.update(caller, code, { url: newUrl });
-  }
-
   /** The link's short URL as a QR code, an SVG document. */
-  async qrCode(caller: Caller, code: string): Promise<string> {
-    const link = await this.get(caller, code);
+  async qrCode(accountId: string, code: string): Promise<string> {
+    const link = await this.get(accountId, code);
     return qrCodeSvg(link.short_url);
   }
 
-  async remove(caller: Caller, code: string): Promise<void> {
-    const deleted = couldBeCode(code) && (await this.links.deleteForAccount(code, caller.accountId));
+  async remove(accountId: string, code: string): Promise<void> {
+    const deleted = couldBeCode(code) && (await this.links.deleteForAccount(code, accountId));
     if (!deleted) throw ApiError.notFound();
     await this.cache.invalidate(code);
   }
@@ -249,25 +242,27 @@ export class LinksService {
     return toLinkDto(link, this.config.shortBaseUrl, link.clicks + this.loggedClicks.clicksNotIn(link));
   }
 
+  /** Every code of an account's links: what to drop from the caches once the account is deleted. */
+  codesOfAccount(accountId: string): Promise<string[]> {
+    return this.links.codesOfAccount(accountId);
+  }
+
   /**
-   * Runs `deleteAccount` (which takes the account's links with it, by foreign key) and then drops
-   * every one of those links from the redirect caches of all instances, as `remove` does for one:
-   * without it a deleted account's links would go on redirecting until their cache entries expire.
+   * Drops links deleted by other means (an account's, by foreign key) from the redirect caches of
+   * all instances, as `remove` does for one: else they would go on redirecting until their cache
+   * entries expire.
    */
-  async deleteAccountWithLinks(accountId: string, deleteAccount: () => Promise<boolean>): Promise<boolean> {
-    const codes = await this.links.codesOfAccount(accountId);
-    const deleted = await deleteAccount();
+  async forgetDeleted(codes: string[]): Promise<void> {
     for (const code of codes) await this.cache.invalidate(code);
-    return deleted;
   }
 
   /**
    * Every check of a creation, in the order a caller should learn of them: an anonymous
    * `custom_code` is 401 before anything about the URL.
    */
-  private checkCreation(caller: Caller | undefined, input: CreateLinkInput, now: Date): ValidCreation {
+  private checkCreation(accountId: string | undefined, input: CreateLinkInput, now: Date): ValidCreation {
     const customCode = input.custom_code ?? undefined;
-    if (customCode !== undefined && !caller) {
+    if (customCode !== undefined && !accountId) {
       throw ApiError.unauthorized('custom_code needs an API token; anonymous links get a generated code');
     }
     const url = normalizeTargetUrl(input.url, this.config.shortBaseUrl);
@@ -279,7 +274,11 @@ export class LinksService {
     return { url, customCode: customCode as string | undefined, expiresAt };
   }
 
-  private async insertWithGeneratedCode(url: string, accountId: string | null, expiresAt: Date | null): Promise<LinkRecord> {
+  private async insertWithGeneratedCode(
+    url: string,
+    accountId: string | null,
+    expiresAt: Date | null,
+  ): Promise<LinkRecord> {
     for (let attempt = 0; attempt < GENERATED_CODE_ATTEMPTS; attempt++) {
       const created = await this.links.insertIfCodeFree({ code: generateCode(), url, accountId, expiresAt });
       if (created) return created;

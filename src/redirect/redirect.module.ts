@@ -4,12 +4,11 @@ import { LinksModule } from '../links/links.module.js';
 import { RedirectLookup } from './redirect-lookup.js';
 import { RedirectFastPath } from './redirect-fast-path.js';
 import { RedirectController } from './redirect.controller.js';
-import { RedirectRepository } from './redirect.repository.js';
 import { RedirectService } from './redirect.service.js';
 
 @Module({
   imports: [LinksModule, ClicksModule],
   controllers: [RedirectController],
-  providers: [RedirectLookup, RedirectRepository, RedirectService, RedirectFastPath],
+  providers: [RedirectLookup, RedirectService, RedirectFastPath],
 })
 export class RedirectModule {}

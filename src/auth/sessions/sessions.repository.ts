@@ -39,8 +39,10 @@ export class SessionsRepository {
     await this.prisma.session.deleteMany({ where: { idHash } });
   }
 
-  async deleteForAccount(accountId: string): Promise<void> {
-    await this.prisma.session.deleteMany({ where: { accountId } });
+  async deleteForAccount(accountId: string, keepIdHash?: string): Promise<void> {
+    await this.prisma.session.deleteMany({
+      where: { accountId, ...(keepIdHash ? { NOT: { idHash: keepIdHash } } : {}) },
+    });
   }
 
   /** Drops sessions idle since before `cutoff` (they are refused anyway; this keeps the table small). */

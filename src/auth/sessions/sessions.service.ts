@@ -58,7 +58,8 @@ export class SessionsService {
     await this.sessions.delete(idHash);
   }
 
-  async endAll(accountId: string): Promise<void> {
-    await this.sessions.deleteForAccount(accountId);
+  /** Ends every session of the account (all but `keepIdHash`, the one changing the password). */
+  async endAllBut(accountId: string, keepIdHash?: string): Promise<void> {
+    await this.sessions.deleteForAccount(accountId, keepIdHash);
   }
 }

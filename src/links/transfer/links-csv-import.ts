@@ -1,6 +1,5 @@
 import { parse, type CsvError } from 'csv-parse';
 import type { Readable } from 'node:stream';
-import type { Caller } from '../../auth/auth.decorators.js';
 import type { LinksService } from '../links.service.js';
 
 /**
@@ -56,7 +55,7 @@ interface PendingRow {
  */
 export async function importLinksCsv(
   links: LinksService,
-  caller: Caller,
+  accountId: string,
   input: Readable,
   report: (row: ImportRowReport) => void,
 ): Promise<ImportTally> {
@@ -78,7 +77,7 @@ export async function importLinksCsv(
   const flush = async () => {
     if (batch.length === 0) return;
     const results = await links.createMany(
-      caller,
+      accountId,
       batch.map((row) => row.item),
       { importing: true },
     );
