@@ -27,9 +27,9 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
 COPY bin ./bin
 COPY public ./public
-# The dashboard's templates are read at run time beside its compiled code.
+# The pages' templates are read at run time beside their compiled code.
 RUN npm run build \
- && cp -r src/dashboard/views dist/src/dashboard/ \
+ && cp -r src/pages/views dist/src/pages/ \
  && npm prune --omit=dev --no-audit --no-fund \
  && npm cache clean --force
 # What the service, the shortlink CLI and `prisma migrate deploy|status` never load: Prisma Studio,

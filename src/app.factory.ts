@@ -11,7 +11,7 @@ import { DEFAULT_BODY_LIMIT, registerBodyLimits } from './common/http/body-limit
 import { EarlyRequests } from './common/http/early-requests.js';
 import { requireListedRoutes } from './common/http/route-table.js';
 import { registerJsonBodyParser } from './common/http/json-body-parser.js';
-import { registerDashboardPlugins } from './dashboard/dashboard.plugins.js';
+import { registerPagePlugins } from './pages/pages.plugins.js';
 import type { AppConfig } from './config/app-config.js';
 import { registerRequestLogging } from './logging/request-logging.js';
 import { echoRequestIds, REQUEST_ID_HEADER, requestIdOf } from './logging/request-id.js';
@@ -50,7 +50,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   registerBodyLimits(adapter.getInstance());
   closeConnectionsWhenClosing(adapter.getInstance());
   echoRequestIds(adapter.getInstance());
-  await registerDashboardPlugins(adapter.getInstance());
+  await registerPagePlugins(adapter.getInstance());
   const app = await NestFactory.create<NestFastifyApplication>(AppModule.forRoot(config), adapter, {
     bufferLogs: true,
     bodyParser: false,

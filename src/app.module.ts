@@ -4,7 +4,10 @@ import { AccountsModule } from './accounts/accounts.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
-import { DashboardModule } from './dashboard/dashboard.module.js';
+import { AccountPagesModule } from './accounts/pages/account-pages.module.js';
+import { TokensPagesModule } from './auth/pages/tokens-pages.module.js';
+import { SignInModule } from './auth/sign-in/sign-in.module.js';
+import { LinksPagesModule } from './links/pages/links-pages.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LinksModule } from './links/links.module.js';
@@ -36,7 +39,11 @@ export class AppModule {
         HealthModule,
         LinksModule,
         QuickShortenModule,
-        DashboardModule,
+        // The pages, each with its feature.
+        SignInModule,
+        LinksPagesModule,
+        TokensPagesModule,
+        AccountPagesModule,
         RedirectModule,
         ScaleOutModule,
       ],

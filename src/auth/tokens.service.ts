@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { ApiError, type FieldError } from '../common/errors/api-error.js';
 import { hashToken, generateRawToken, tokenPrefix, looksLikeToken } from './token-secret.js';
 import { isScope, SCOPES, type Scope } from './scopes.js';
 import { TokensRepository, type TokenRecord } from './tokens.repository.js';
@@ -19,6 +20,9 @@ export interface ActiveToken {
   accountId: string;
   scopes: Scope[];
 }
+
+/** A token's name: what its owner tells tokens apart by. */
+export const TOKEN_NAME_MAX_LENGTH = 100;
 
 // Writing last_used_at on every request would turn each API read into a write; once a minute
 // per token is precise enough for a dashboard.
@@ -47,16 +51,38 @@ export class TokensService {
 
   constructor(private readonly tokens: TokensRepository) {}
 
-  /** Creates a token and returns its raw value: the only time it exists outside the caller. */
+  /**
+   * Creates a token and returns its raw value: the only time it exists outside the caller. The
+   * name is trimmed; a missing or overlong name, no scope or an unknown one is a
+   * `validation_failed` error naming the field (the dashboard and the CLI show its message).
+   */
   async create(
     accountId: string,
     name: string,
-    scopes: Scope[] = [...SCOPES],
+    scopes: readonly string[] = SCOPES,
   ): Promise<{ token: string; view: TokenView }> {
+    const label = name.trim();
+    const problems: FieldError[] = [];
+    if (label === '')
+      problems.push({ field: 'name', message: 'Give the token a name, e.g. the script or app that will use it.' });
+    else if (label.length > TOKEN_NAME_MAX_LENGTH) {
+      problems.push({ field: 'name', message: `Use at most ${TOKEN_NAME_MAX_LENGTH} characters for the name.` });
+    }
+    const unknown = scopes.filter((scope) => !isScope(scope));
+    if (unknown.length > 0) {
+      problems.push({
+        field: 'scopes',
+        message: `Unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; valid scopes: ${SCOPES.join(', ')}.`,
+      });
+    } else if (scopes.length === 0) {
+      problems.push({ field: 'scopes', message: `Choose at least one scope: ${SCOPES.join(', ')}.` });
+    }
+    if (problems.length > 0) throw ApiError.validationFailed('The token was not created', problems);
+
     const raw = generateRawToken();
     const record = await this.tokens.create({
       accountId,
-      name,
+      name: label,
       tokenHash: hashToken(raw),
       prefix: tokenPrefix(raw),
       scopes: [...new Set(scopes)].join(' '),
@@ -68,9 +94,19 @@ export class TokensService {
     return (await this.tokens.listForAccount(accountId)).map(toTokenView);
   }
 
+  /** Revokes any token by id (the CLI, run by the instance's operator); null when there is none. */
   async revoke(id: string): Promise<TokenView | null> {
     const record = await this.tokens.revoke(id, new Date());
     return record && toTokenView(record);
+  }
+
+  /** Revokes one of the account's own tokens: another account's, or none, is `not_found`. */
+  async revokeForAccount(accountId: string, id: string): Promise<TokenView> {
+    const own = await this.tokens.listForAccount(accountId);
+    if (!own.some((token) => token.id === id)) throw ApiError.notFound('No such token');
+    const revoked = await this.revoke(id);
+    if (!revoked) throw ApiError.notFound('No such token');
+    return revoked;
   }
 
   /** The token behind a raw value, or null when it is unknown or revoked. */

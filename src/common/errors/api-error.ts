@@ -46,6 +46,10 @@ export class ApiError extends HttpException {
   static invalidCode(detail: string, fieldErrors?: FieldError[]) {
     return new ApiError(HttpStatus.BAD_REQUEST, 'invalid_code', detail, fieldErrors);
   }
+  /** Input a service refused, with a message per field (for forms and the CLI as well as the API). */
+  static validationFailed(detail: string, fieldErrors: FieldError[]) {
+    return new ApiError(HttpStatus.BAD_REQUEST, 'validation_failed', detail, fieldErrors);
+  }
   static unauthorized(detail = 'A valid API token is required') {
     return new ApiError(HttpStatus.UNAUTHORIZED, 'unauthorized', detail);
   }

@@ -1,4 +1,4 @@
-import type { DailyClicksDto } from '../clicks/dto/link-clicks.dto.js';
+import type { DailyClicksDto } from '../../clicks/dto/link-clicks.dto.js';
 
 /** The link page's bar chart, laid out on the server: the page's CSP forbids inline styles and scripts. */
 export interface ClickChart {

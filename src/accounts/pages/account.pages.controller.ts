@@ -1,29 +1,27 @@
 import { Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AccountInputError, AccountsService } from '../accounts/accounts.service.js';
-import { isTotpSecret, newTotpSecret, totpUri } from '../accounts/two-factor.js';
-import { CurrentSession, SignedIn } from '../auth/auth.decorators.js';
-import type { AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../config/config.tokens.js';
-import { LinksService } from '../links/links.service.js';
-import { qrCodeSvg } from '../links/qr-code.js';
-import { DashboardCookies } from '../auth/sessions/dashboard-cookies.js';
-import { PageController } from './page-controller.decorator.js';
-import { PageError } from './page-error.filter.js';
-import { field, parseJson, Pages, type Errors, type Form } from './pages.js';
-import { PasskeyError, PasskeysService } from './passkeys.service.js';
-import { SessionsService, type ActiveSession } from '../auth/sessions/sessions.service.js';
-import { SignInChallenges } from './sign-in-challenges.service.js';
-import { SignInLimits } from './sign-in-limits.service.js';
+import { AccountInputError, AccountsService } from '../accounts.service.js';
+import { isTotpSecret, newTotpSecret, totpUri } from '../two-factor.js';
+import { CurrentSession, SignedIn } from '../../auth/auth.decorators.js';
+import type { AppConfig } from '../../config/app-config.js';
+import { APP_CONFIG } from '../../config/config.tokens.js';
+import { qrCodeSvg } from '../../links/qr-code.js';
+import { DashboardCookies } from '../../auth/sessions/dashboard-cookies.js';
+import { PageController } from '../../pages/page-controller.decorator.js';
+import { PageError } from '../../pages/page-error.filter.js';
+import { field, parseJson, Pages, type Errors, type Form } from '../../pages/pages.js';
+import { PasskeyError, PasskeysService } from '../../auth/sign-in/passkeys.service.js';
+import { SessionsService, type ActiveSession } from '../../auth/sessions/sessions.service.js';
+import { SignInChallenges } from '../../auth/sign-in/sign-in-challenges.service.js';
+import { SignInLimits } from '../../auth/sign-in/sign-in-limits.service.js';
 
 /** The account page: password, two-factor sign-in, passkeys, sessions, deleting the account. */
 @PageController()
 @SignedIn()
-export class AccountController {
+export class AccountPagesController {
   constructor(
     private readonly accounts: AccountsService,
     private readonly sessions: SessionsService,
-    private readonly links: LinksService,
     private readonly signInLimits: SignInLimits,
     private readonly challenges: SignInChallenges,
     private readonly passkeys: PasskeysService,

@@ -1,19 +1,19 @@
 import { Get, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AccountExistsError, AccountInputError, AccountsService } from '../accounts/accounts.service.js';
-import { CurrentSession, Public } from '../auth/auth.decorators.js';
-import type { AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../config/config.tokens.js';
+import { AccountExistsError, AccountInputError, AccountsService } from '../../accounts/accounts.service.js';
+import { CurrentSession, Public } from '../auth.decorators.js';
+import type { AppConfig } from '../../config/app-config.js';
+import { APP_CONFIG } from '../../config/config.tokens.js';
 import { OidcRefusedError, OidcService, OidcUnavailableError, type OidcPending } from './oidc.service.js';
-import { PageController } from './page-controller.decorator.js';
-import { PageError } from './page-error.filter.js';
-import { field, parseJson, Pages, type Errors, type Form } from './pages.js';
+import { PageController } from '../../pages/page-controller.decorator.js';
+import { PageError } from '../../pages/page-error.filter.js';
+import { field, parseJson, Pages, type Errors, type Form } from '../../pages/pages.js';
 import { PasskeyError, PasskeysService } from './passkeys.service.js';
-import { DEFAULT_NEXT, safeNext } from './safe-next.js';
-import { SessionsService, type ActiveSession } from '../auth/sessions/sessions.service.js';
+import { DEFAULT_NEXT, safeNext } from '../../pages/safe-next.js';
+import { SessionsService, type ActiveSession } from '../sessions/sessions.service.js';
 import { SignInChallenges } from './sign-in-challenges.service.js';
 import { SignInLimits } from './sign-in-limits.service.js';
-import { DashboardCookies } from '../auth/sessions/dashboard-cookies.js';
+import { DashboardCookies } from '../sessions/dashboard-cookies.js';
 
 /**
  * Signing up, in and out: password (then a TOTP code when the account has one), passkey, or the

@@ -10,8 +10,8 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import type { AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../config/config.tokens.js';
+import type { AppConfig } from '../../config/app-config.js';
+import { APP_CONFIG } from '../../config/config.tokens.js';
 import { PasskeysRepository } from './passkeys.repository.js';
 
 /** Passkeys an account may hold: plenty for every device a person owns. */

@@ -1,33 +1,30 @@
 import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CurrentSession, Public, SignedIn } from '../auth/auth.decorators.js';
-import { isScope, SCOPES, type Scope } from '../auth/scopes.js';
-import { TokensService } from '../auth/tokens.service.js';
-import { ApiError } from '../common/errors/api-error.js';
-import { ClicksService } from '../clicks/clicks.service.js';
-import { DEFAULT_CLICK_DAYS } from '../clicks/dto/link-clicks.dto.js';
-import { MAX_SEARCH_LENGTH } from '../links/dto/list-links-query.dto.js';
-import type { LinkDto } from '../links/dto/link.dto.js';
-import { LinksService } from '../links/links.service.js';
-import { qrCodeSvg } from '../links/qr-code.js';
-import { AnonymousCreation } from '../rate-limit/rate-limit.decorators.js';
+import { CurrentSession, Public, SignedIn } from '../../auth/auth.decorators.js';
+import { ApiError } from '../../common/errors/api-error.js';
+import { ClicksService } from '../../clicks/clicks.service.js';
+import { DEFAULT_CLICK_DAYS } from '../../clicks/dto/link-clicks.dto.js';
+import { MAX_SEARCH_LENGTH } from '../dto/list-links-query.dto.js';
+import type { LinkDto } from '../dto/link.dto.js';
+import { LinksService } from '../links.service.js';
+import { qrCodeSvg } from '../qr-code.js';
+import { AnonymousCreation } from '../../rate-limit/rate-limit.decorators.js';
 import { clickChart } from './click-chart.js';
 import { expiryForForm, expiryFromForm } from './expiry-field.js';
-import { PageController } from './page-controller.decorator.js';
-import { PageError } from './page-error.filter.js';
-import { field, fieldList, Pages, type Errors, type Form } from './pages.js';
-import type { ActiveSession } from '../auth/sessions/sessions.service.js';
+import { PageController } from '../../pages/page-controller.decorator.js';
+import { field, formErrors, Pages, type Errors, type Form } from '../../pages/pages.js';
+import type { ActiveSession } from '../../auth/sessions/sessions.service.js';
 
 const PAGE_SIZE = 20;
-const TOKEN_NAME_MAX_LENGTH = 100;
+/** The link forms' fields, as the pages label them in messages. */
+const LINK_FIELDS = { url: 'The URL', custom_code: 'The custom code', expires_at: 'The expiry' };
 
-/** The dashboard's pages for links and tokens (and the front page): HTML on the API's services. */
+/** The pages for links: the front page's anonymous form, the account's list, one link's page. */
 @PageController()
 @SignedIn()
-export class DashboardController {
+export class LinksPagesController {
   constructor(
     private readonly links: LinksService,
-    private readonly tokens: TokensService,
     private readonly clicks: ClicksService,
     private readonly pages: Pages,
   ) {}
@@ -52,7 +49,7 @@ export class DashboardController {
       const link = await this.links.create(undefined, { url });
       return this.pages.render(reply, 'home', { form: {}, errors: {}, created: link });
     } catch (error) {
-      return this.pages.render(reply, 'home', { form: { url }, errors: this.linkErrors(error) }, 400);
+      return this.pages.render(reply, 'home', { form: { url }, errors: formErrors(error, LINK_FIELDS) }, 400);
     }
   }
 
@@ -90,7 +87,7 @@ export class DashboardController {
         reply,
         session,
         1,
-        { form: { url, custom_code: customCode, expires_at: expiresAt }, errors: this.linkErrors(error) },
+        { form: { url, custom_code: customCode, expires_at: expiresAt }, errors: formErrors(error, LINK_FIELDS) },
         400,
       );
     }
@@ -149,7 +146,7 @@ export class DashboardController {
         reply,
         session,
         link,
-        { form: { url, expires_at: expiresAt }, errors: this.linkErrors(error) },
+        { form: { url, expires_at: expiresAt }, errors: formErrors(error, LINK_FIELDS) },
         400,
       );
     }
@@ -171,68 +168,7 @@ export class DashboardController {
     return reply.redirect('/dashboard?deleted=1', 303);
   }
 
-  // ---- tokens ----------------------------------------------------------------------------
-
-  @Get('/dashboard/tokens')
-  async tokensPage(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @CurrentSession() session: ActiveSession,
-  ) {
-    return this.renderTokens(reply, session, { form: { scopes: [...SCOPES] }, errors: {} });
-  }
-
-  @Post('/dashboard/tokens')
-  async createToken(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @CurrentSession() session: ActiveSession,
-  ) {
-    const form = request.body as Form;
-    const name = field(form, 'name').trim();
-    const requested = fieldList(form, 'scopes');
-    const scopes = requested.filter((scope): scope is Scope => isScope(scope));
-    const errors: Errors = {};
-    if (name === '') errors.name = 'Give the token a name, e.g. the script or app that will use it.';
-    else if (name.length > TOKEN_NAME_MAX_LENGTH) errors.name = `Use at most ${TOKEN_NAME_MAX_LENGTH} characters.`;
-    if (scopes.length === 0 || scopes.length !== requested.length) errors.scopes = 'Choose at least one scope.';
-    if (Object.keys(errors).length > 0) {
-      return this.renderTokens(reply, session, { form: { name, scopes }, errors }, 400);
-    }
-    const { token } = await this.tokens.create(session.accountId, name, scopes);
-    // Shown on this response only: a reload or the list never shows it again.
-    void reply.header('Cache-Control', 'no-store');
-    return this.renderTokens(reply, session, { form: { scopes: [...SCOPES] }, errors: {}, newToken: token }, 201);
-  }
-
-  @Post('/dashboard/tokens/:id/revoke')
-  async revokeToken(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @Param('id') id: string,
-    @CurrentSession() session: ActiveSession,
-  ) {
-    const own = await this.tokens.listForAccount(session.accountId);
-    if (!own.some((token) => token.id === id)) throw new PageError(404, 'No such token');
-    await this.tokens.revoke(id);
-    return reply.redirect('/dashboard/tokens?revoked=1', 303);
-  }
-
   // ---- helpers ---------------------------------------------------------------------------
-
-  /** The API's errors about a link, as messages next to the form's fields. */
-  private linkErrors(error: unknown): Errors {
-    if (!(error instanceof ApiError)) throw error;
-    if (error.errorName === 'invalid_url') return { url: `${error.detail}.`.replace(/^url /, 'The URL ') };
-    if (error.errorName === 'invalid_code') {
-      return { custom_code: error.detail.replace(/^custom_code /, 'The custom code ') + '.' };
-    }
-    if (error.errorName === 'code_taken') return { custom_code: `${error.detail}. Choose another one.` };
-    if (error.errorName === 'validation_failed' && error.fieldErrors?.some((e) => e.field === 'expires_at')) {
-      return { expires_at: `${error.detail.replace(/^expires_at /, 'The expiry ')}.` };
-    }
-    throw error;
-  }
 
   private async renderDashboard(
     reply: FastifyReply,
@@ -299,11 +235,5 @@ export class DashboardController {
       },
       status,
     );
-  }
-
-  private async renderTokens(reply: FastifyReply, session: ActiveSession, data: object, status = 200) {
-    const tokens = await this.tokens.listForAccount(session.accountId);
-    const query = reply.request.query as Record<string, unknown>;
-    return this.pages.render(reply, 'tokens', { ...data, session, tokens, revoked: query.revoked === '1' }, status);
   }
 }

@@ -1,20 +1,52 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AuthenticatedRequest } from '../auth/auth.decorators.js';
+import { ApiError, type ErrorName } from '../common/errors/api-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { CsrfTokens } from '../auth/sessions/csrf-tokens.js';
 import { DashboardCookies } from '../auth/sessions/dashboard-cookies.js';
-import { OidcService } from './oidc.service.js';
 import { PageError } from './page-error.filter.js';
 import { SessionsService, type ActiveSession } from '../auth/sessions/sessions.service.js';
-import type { SignInClient } from './sign-in-limits.service.js';
+import type { SignInClient } from '../auth/sign-in/sign-in-limits.service.js';
 
 export type Form = Record<string, string | string[] | undefined>;
 export type Errors = Record<string, string>;
 
 /** How long a browser's device cookie lasts (it is renewed at every sign-in). */
 const DEVICE_COOKIE_MAX_AGE_SECONDS = 365 * 24 * 60 * 60;
+
+/** Where an error that names no field belongs on a form, by its stable name. */
+const FIELD_OF_ERROR: Partial<Record<ErrorName, string>> = {
+  invalid_url: 'url',
+  invalid_code: 'custom_code',
+  code_taken: 'custom_code',
+};
+/** What a person can do about an error, by its stable name. */
+const ADVICE: Partial<Record<ErrorName, string>> = { code_taken: 'Choose another one.' };
+
+/**
+ * A service's refusal as messages next to a form's fields (`labels`: the fields the form has, as
+ * it labels them). Which field comes from the error's stable name or its field list, never from
+ * its text; any other error is not the form's to show, and goes on to the error page. Field
+ * messages start with the field's name ("url must …"), which the page words as its label does
+ * ("The URL must …").
+ */
+export function formErrors(error: unknown, labels: Record<string, string>): Errors {
+  if (!(error instanceof ApiError)) throw error;
+  const problems = error.fieldErrors?.length
+    ? error.fieldErrors
+    : [{ field: FIELD_OF_ERROR[error.errorName] ?? '', message: error.detail }];
+  const errors: Errors = {};
+  for (const { field, message } of problems) {
+    const label = labels[field];
+    if (label === undefined) throw error;
+    const worded = message.startsWith(`${field} `) ? `${label} ${message.slice(field.length + 1)}` : message;
+    const advice = ADVICE[error.errorName];
+    errors[field] ??= [/[.!?]$/.test(worded) ? worded : `${worded}.`, advice].filter(Boolean).join(' ');
+  }
+  return errors;
+}
 
 /** A JSON field of a form (the browser's WebAuthn answer); null when it is not JSON. */
 export function parseJson(text: string): unknown {
@@ -48,7 +80,6 @@ export class Pages {
     private readonly sessions: SessionsService,
     private readonly csrf: CsrfTokens,
     private readonly cookies: DashboardCookies,
-    private readonly oidc: OidcService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -100,7 +131,8 @@ export class Pages {
     const html = await reply.viewAsync(`${page}.eta`, {
       ...data,
       csrfToken: this.csrf.issue(reply.request, reply, Boolean(data.session)),
-      oidcName: this.oidc.name,
+      // The "Sign in with …" button's label, when single sign-on is on.
+      oidcName: this.config.oidc?.name,
       shortBaseUrl: this.config.shortBaseUrl,
     });
     return reply

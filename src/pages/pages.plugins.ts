@@ -13,14 +13,14 @@ import { isPagePath } from '../common/http/route-table.js';
 const here = dirname(fileURLToPath(import.meta.url));
 /**
  * Templates are read from beside the compiled code when they are there (the image copies them
- * into dist/src/dashboard/), else from the source tree (tests, `npm start`).
+ * into dist/src/pages/), else from the source tree (tests, `npm start`).
  */
-const SOURCE_DIR = existsSync(join(here, 'views')) ? here : join(here, '..', '..', '..', 'src', 'dashboard');
+const SOURCE_DIR = existsSync(join(here, 'views')) ? here : join(here, '..', '..', '..', 'src', 'pages');
 export const VIEWS_DIR = join(SOURCE_DIR, 'views');
 /**
  * The browser's files (stylesheet, the small enhancement script) live outside src/, which holds
  * the service's TypeScript only: public/dashboard/ at the project's root, found upwards from
- * here (src/dashboard/ in tests, dist/src/dashboard/ when built).
+ * here (src/pages/ in tests, dist/src/pages/ when built).
  */
 const PUBLIC_DIR =
   [join(here, '..', '..', 'public', 'dashboard'), join(here, '..', '..', '..', 'public', 'dashboard')].find((dir) =>
@@ -43,7 +43,7 @@ const FORM_BODY_LIMIT = 64 * 1024;
  * are CsrfTokens'), the view engine (Eta, escaping by default), its CSS and script under
  * /static/, and form bodies on page paths only (the API stays JSON-only: 415 elsewhere).
  */
-export async function registerDashboardPlugins(fastify: FastifyInstance): Promise<void> {
+export async function registerPagePlugins(fastify: FastifyInstance): Promise<void> {
   await fastify.register(fastifyCookie);
   await fastify.register(fastifyView, {
     engine: { eta: new Eta({ autoEscape: true, autoTrim: false, useWith: false }) },

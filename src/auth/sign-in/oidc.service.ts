@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import * as oidc from 'openid-client';
-import type { AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../config/config.tokens.js';
+import type { AppConfig } from '../../config/app-config.js';
+import { APP_CONFIG } from '../../config/config.tokens.js';
 
 /** What a sign-in through the provider must bring back: kept in its single-use sign-in step. */
 export interface OidcPending {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
-import { hashSessionId } from '../auth/sessions/sessions.service.js';
+import { hashSessionId } from '../sessions/sessions.service.js';
 import { SignInChallengesRepository } from './sign-in-challenges.repository.js';
 
 /** What a step of a sign-in is waiting for (see the `SignInChallenge` model). */

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
-import { AccountsService, type AccountView } from '../accounts/accounts.service.js';
-import { ServiceCounters } from '../metrics/service-counters.js';
-import { RateLimitStorage } from '../rate-limit/rate-limit.storage.js';
+import { AccountsService, type AccountView } from '../../accounts/accounts.service.js';
+import { ServiceCounters } from '../../metrics/service-counters.js';
+import { RateLimitStorage } from '../../rate-limit/rate-limit.storage.js';
 
 /** Attempts per counter and window (the contract's "10 per 15 minutes"). */
 export const SIGN_IN_LIMIT = 10;

@@ -1,0 +1,10 @@
+import { Module } from '@nestjs/common';
+import { PagesModule } from '../../pages/pages.module.js';
+import { TokensModule } from '../tokens.module.js';
+import { TokensPagesController } from './tokens.pages.controller.js';
+
+@Module({
+  imports: [TokensModule, PagesModule],
+  controllers: [TokensPagesController],
+})
+export class TokensPagesModule {}
