@@ -31,11 +31,7 @@ export class AccountPagesController {
   ) {}
 
   @Get('/account')
-  async accountPage(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @CurrentSession() session: ActiveSession,
-  ) {
+  async accountPage(@Res() reply: FastifyReply, @CurrentSession() session: ActiveSession) {
     return this.renderAccount(reply, session, { errors: {} });
   }
 
@@ -131,11 +127,7 @@ export class AccountPagesController {
 
   /** The challenge for "Add a passkey" (script calls this, then posts the browser's answer). */
   @Post('/account/passkeys/options')
-  async passkeyRegistrationOptions(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @CurrentSession() session: ActiveSession,
-  ) {
+  async passkeyRegistrationOptions(@Res() reply: FastifyReply, @CurrentSession() session: ActiveSession) {
     const account = await this.accounts.findById(session.accountId);
     if (!account) throw new PageError(404, 'No such account');
     try {
@@ -179,22 +171,13 @@ export class AccountPagesController {
   }
 
   @Post('/account/passkeys/:id/delete')
-  async removePasskey(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @Param('id') id: string,
-    @CurrentSession() session: ActiveSession,
-  ) {
+  async removePasskey(@Res() reply: FastifyReply, @Param('id') id: string, @CurrentSession() session: ActiveSession) {
     if (!(await this.passkeys.remove(session.accountId, id))) throw new PageError(404, 'No such passkey');
     return reply.redirect('/account?passkey=removed', 303);
   }
 
   @Post('/account/sessions/delete')
-  async signOutEverywhere(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @CurrentSession() session: ActiveSession,
-  ) {
+  async signOutEverywhere(@Res() reply: FastifyReply, @CurrentSession() session: ActiveSession) {
     await this.sessions.endAllBut(session.accountId);
     this.cookies.clear(reply, 'session');
     return reply.redirect('/login', 303);

@@ -20,11 +20,7 @@ export class TokensPagesController {
   ) {}
 
   @Get('/dashboard/tokens')
-  async tokensPage(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @CurrentSession() session: ActiveSession,
-  ) {
+  async tokensPage(@Res() reply: FastifyReply, @CurrentSession() session: ActiveSession) {
     return this.renderTokens(reply, session, { form: { scopes: [...SCOPES] }, errors: {} });
   }
 

@@ -56,12 +56,7 @@ export class LinksPagesController {
   // ---- links -----------------------------------------------------------------------------
 
   @Get('/dashboard')
-  async dashboard(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @Query('page') page: unknown,
-    @CurrentSession() session: ActiveSession,
-  ) {
+  async dashboard(@Res() reply: FastifyReply, @Query('page') page: unknown, @CurrentSession() session: ActiveSession) {
     return this.renderDashboard(reply, session, page, { form: {}, errors: {} });
   }
 
@@ -94,12 +89,7 @@ export class LinksPagesController {
   }
 
   @Get('/dashboard/links/:code')
-  async linkPage(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @Param('code') code: string,
-    @CurrentSession() session: ActiveSession,
-  ) {
+  async linkPage(@Res() reply: FastifyReply, @Param('code') code: string, @CurrentSession() session: ActiveSession) {
     const link = await this.links.get(session.accountId, code);
     return this.renderLink(reply, session, link, {
       form: { url: link.url, expires_at: expiryForForm(link.expires_at) },
@@ -109,12 +99,7 @@ export class LinksPagesController {
 
   /** The link's QR code as an SVG file to download (the link page shows it inline). */
   @Get('/dashboard/links/:code/qr.svg')
-  async linkQrCode(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @Param('code') code: string,
-    @CurrentSession() session: ActiveSession,
-  ) {
+  async linkQrCode(@Res() reply: FastifyReply, @Param('code') code: string, @CurrentSession() session: ActiveSession) {
     const svg = await this.links.qrCode(session.accountId, code);
     return reply
       .header('Content-Type', 'image/svg+xml; charset=utf-8')
@@ -153,12 +138,7 @@ export class LinksPagesController {
   }
 
   @Post('/dashboard/links/:code/delete')
-  async deleteLink(
-    @Req() request: FastifyRequest,
-    @Res() reply: FastifyReply,
-    @Param('code') code: string,
-    @CurrentSession() session: ActiveSession,
-  ) {
+  async deleteLink(@Res() reply: FastifyReply, @Param('code') code: string, @CurrentSession() session: ActiveSession) {
     try {
       await this.links.remove(session.accountId, code);
     } catch (error) {
