@@ -3,6 +3,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { AccountsService } from '../src/accounts/accounts.service.js';
+import { MAX_PASSKEYS } from '../src/auth/sign-in/passkeys.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { launchChromium } from './support/chromium.js';
 import { newClient } from './support/factories.js';
@@ -263,6 +265,32 @@ describe('Passkeys in a browser', () => {
     );
     expect(removed.status).toBe(404);
     await expect(testApp.app.get(PrismaService).passkey.count({ where: { id: theirs!.id } })).resolves.toBe(1);
+  });
+
+  it(`refuses a passkey beyond ${MAX_PASSKEYS} per account, before any challenge is made`, async () => {
+    const owner = new FormBrowser(testApp);
+    const email = newEmail();
+    expect((await owner.post('/signup', { email, password: PASSWORD })).status).toBe(303);
+    const account = await testApp.app.get(AccountsService).findByEmail(email);
+    const prisma = testApp.app.get(PrismaService);
+    for (let n = 0; n < MAX_PASSKEYS; n++) {
+      await prisma.passkey.create({
+        data: {
+          id: `cap-${randomBytes(8).toString('hex')}`,
+          accountId: account!.id,
+          name: `Key ${n}`,
+          publicKey: 'AA',
+          counter: 0,
+          transports: '',
+        },
+      });
+    }
+
+    const options = await owner.post('/account/passkeys/options', {}, undefined, '/account');
+    expect(options.status).toBe(400);
+    expect(await options.json()).toEqual({ message: `An account can have at most ${MAX_PASSKEYS} passkeys.` });
+    await expect(prisma.signInChallenge.count({ where: { accountId: account!.id } })).resolves.toBe(0);
+    await expect(prisma.passkey.count({ where: { accountId: account!.id } })).resolves.toBe(MAX_PASSKEYS);
   });
 
   it('answers garbage with a clear 4xx, never a 500', async () => {

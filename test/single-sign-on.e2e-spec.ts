@@ -197,6 +197,28 @@ describe('Single sign-on (OpenID Connect)', () => {
     expect(await testApp.app.get(AccountsService).findByEmail(email)).toBeNull();
   });
 
+  it('refuses a new email while sign-up is closed (403, no account), and still signs in an existing one', async () => {
+    const config = testApp.config as { signupOpen: boolean };
+    config.signupOpen = false;
+    try {
+      const stranger = person();
+      const page = await newPage();
+      const answer = page.waitForResponse(/\/login\/oidc\/callback/);
+      await signInThroughProvider(page, stranger.login);
+      expect((await answer).status()).toBe(403);
+      expect(await page.getByRole('alert').innerText()).toContain('sign-up is closed');
+      expect(await testApp.app.get(AccountsService).findByEmail(stranger.email)).toBeNull();
+
+      const member = person();
+      await testApp.app.get(AccountsService).create(member.email);
+      const memberPage = await newPage();
+      await signInThroughProvider(memberPage, member.login);
+      await memberPage.waitForURL('**/dashboard');
+    } finally {
+      config.signupOpen = true;
+    }
+  });
+
   it('refuses a callback with a wrong state, then the right one once it was spent', async () => {
     const { login } = person();
     const page = await newPage();

@@ -187,6 +187,22 @@ describe('Two-factor sign-in (TOTP)', () => {
     expect(plain.headers.get('location')).toBe('/dashboard');
   });
 
+  it('counts wrong attempts to turn it off like sign-ins: the eleventh is refused (429), right or not', async () => {
+    const { owner, secret, step } = await withTwoFactor();
+    const off = (password: string, code: string) =>
+      owner.post('/account/two-factor/delete', { password, code }, undefined, '/account');
+
+    for (let attempt = 0; attempt < 10; attempt++) {
+      owner.moveTo(newClient());
+      expect((await off(`wrong password ${attempt}`, '000000')).status).toBe(400);
+    }
+    owner.moveTo(newClient());
+    const limited = await off(PASSWORD, await codeAt(secret, step + 1));
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await limited.text()).toContain('Too many wrong attempts');
+  });
+
   it('shortlink account reset-2fa turns it off for an owner who lost the app', async () => {
     const { email } = await withTwoFactor();
     const env = { DATABASE_URL: testApp.database.url };
