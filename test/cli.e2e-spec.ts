@@ -6,12 +6,29 @@ import { createTestDatabase, type TestDatabase } from './support/test-database.j
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { childEnv, completion, PROJECT_ROOT, runSource, type ProcessResult } from './support/run-source.js';
 import { spawn } from 'node:child_process';
+import { Readable } from 'node:stream';
+import { runCli } from '../src/cli/cli.js';
 
-/** The `shortlink` tool, run from its TypeScript source as a real process on the spec's database. */
+/**
+ * The `shortlink` tool on the spec's database: its commands run in this process through `runCli`
+ * (what `src/cli/main.ts` calls), with the environment, stdin, stdout and stderr a real process
+ * would have; starting a process per command cost minutes. What only a real process shows (exit
+ * codes, the installed `bin/shortlink.js`) is checked at the end with real processes.
+ */
 describe('shortlink CLI', () => {
   let database: TestDatabase;
-  const shortlink = (args: string[], env: Record<string, string> = {}, stdin?: string): Promise<ProcessResult> =>
-    runSource('src/cli/main.ts', args, { DATABASE_URL: database.url, ...env }, stdin);
+  const shortlink = async (
+    args: string[],
+    env: Record<string, string> = {},
+    stdin?: string,
+  ): Promise<ProcessResult> => {
+    let stdout = '';
+    let stderr = '';
+    const output = { out: (text: string) => void (stdout += text), err: (text: string) => void (stderr += text) };
+    const input = Readable.from(stdin === undefined ? [] : [Buffer.from(stdin)]);
+    const status = await runCli(args, childEnv({ DATABASE_URL: database.url, ...env }), output, input);
+    return { status, signal: null, stdout, stderr };
+  };
   const email = 'Owner@Example.test';
 
   beforeAll(async () => {
@@ -309,6 +326,23 @@ describe('shortlink CLI', () => {
       expect(result.stdout).toBe('');
       expect(result.stderr.trim()).toBe('shortlink: No token with id 00000000-0000-0000-0000-000000000000');
     });
+  });
+
+  it('as a real process: results on stdout, one line on stderr and exit 1 for a problem, stdin read', async () => {
+    const run = (args: string[], stdin?: string) =>
+      runSource('src/cli/main.ts', args, { DATABASE_URL: database.url }, stdin);
+    const processEmail = 'process@example.test';
+
+    const created = await run(['account', 'create', processEmail]);
+    expect(created.status).toBe(0);
+    expect(JSON.parse(created.stdout)).toMatchObject({ email: processEmail });
+
+    const duplicate = await run(['account', 'create', processEmail]);
+    expect(duplicate).toMatchObject({ status: 1, stdout: '' });
+    expect(duplicate.stderr.trim().split('\n')).toEqual([`shortlink: An account for ${processEmail} already exists`]);
+
+    const password = await run(['account', 'set-password', processEmail], 'tangerine orbit quartz 81\n');
+    expect({ status: password.status, stderr: password.stderr }).toEqual({ status: 0, stderr: expect.any(String) });
   });
 
   it('bin/shortlink.js asks for `npm run build` when the compiled CLI is missing', async () => {

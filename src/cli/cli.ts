@@ -290,9 +290,10 @@ export async function runCli(
   argv: string[],
   env?: NodeJS.ProcessEnv,
   output: CliOutput = processOutput,
+  input: NodeJS.ReadableStream = process.stdin,
 ): Promise<number> {
   try {
-    await buildProgram(env, output).parseAsync(argv, { from: 'user' });
+    await buildProgram(env, output, input).parseAsync(argv, { from: 'user' });
     return 0;
   } catch (error) {
     // Commander has already printed its own message (usage errors) or the help text.
