@@ -4,11 +4,12 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'prisma/config';
-import { databaseKind } from './prisma/engine/database-url.js';
+import { readDatabaseUrl } from './prisma/engine/database-url.js';
 
 const root = path.dirname(fileURLToPath(import.meta.url));
 const url = process.env.DATABASE_URL || 'file:./data/shortlink.db';
-const kind = databaseKind(url);
+// The reader the service and the engine use: a URL either side would refuse stops here first.
+const { kind } = readDatabaseUrl(url);
 
 // The CLI reads this variable when it spawns the engine; an explicit value (e.g. a native
 // engine) still wins.

@@ -4,7 +4,7 @@ import { MigrationError, prepareDatabase } from './database/startup-migrations.j
 
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
-  await prepareDatabase(config.databaseUrl, {
+  await prepareDatabase(config.database, {
     migrateOnStart: config.migrateOnStart,
     log: (message) => console.error(JSON.stringify({ level: 30, time: Date.now(), msg: message })),
   });

@@ -7,6 +7,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { readDatabaseUrl } from '../prisma/engine/database-url.js';
 import { prepareDatabase } from '../src/database/startup-migrations.js';
 import { committedMigrations } from './support/migrations.js';
 
@@ -63,7 +64,7 @@ describe('prepareDatabase', () => {
     afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
     it('creates the file and its folder, applies the migrations, and is a no-op the second time', async () => {
-      await prepareDatabase(url, options(true));
+      await prepareDatabase(readDatabaseUrl(url), options(true));
       expect(tables()).toEqual({
         names: [
           '_prisma_migrations',
@@ -85,24 +86,24 @@ describe('prepareDatabase', () => {
       expect(messages.join('\n')).toMatch(/Applied migrations: .*_init/);
 
       messages.length = 0;
-      await prepareDatabase(url, options(true));
+      await prepareDatabase(readDatabaseUrl(url), options(true));
       expect(messages).toEqual(['Database schema is up to date']);
       expect(tables().migrations).toEqual(committedMigrations('sqlite'));
     });
 
     it('refuses to start with pending migrations when MIGRATE_ON_START is false, naming the command', async () => {
-      await expect(prepareDatabase(url, options(false))).rejects.toThrow(
+      await expect(prepareDatabase(readDatabaseUrl(url), options(false))).rejects.toThrow(
         /pending migration\(s\): \d+_init.*npx prisma migrate deploy/,
       );
     });
 
     it('starts without migrating when MIGRATE_ON_START is false and nothing is pending', async () => {
-      await prepareDatabase(url, options(true));
-      await expect(prepareDatabase(url, options(false))).resolves.toBeUndefined();
+      await prepareDatabase(readDatabaseUrl(url), options(true));
+      await expect(prepareDatabase(readDatabaseUrl(url), options(false))).resolves.toBeUndefined();
     });
 
     it('releases the file: the database can be deleted right after', async () => {
-      await prepareDatabase(url, options(true));
+      await prepareDatabase(readDatabaseUrl(url), options(true));
       const db = new Database(join(dir, 'nested', 'app.db'));
       // An exclusive lock succeeds only when no other connection holds the file.
       db.exec('BEGIN EXCLUSIVE; COMMIT;');
@@ -131,7 +132,7 @@ describe('prepareDatabase', () => {
       });
 
     it('creates the database, applies the migrations, and is a no-op the second time', async () => {
-      await prepareDatabase(url, options(true));
+      await prepareDatabase(readDatabaseUrl(url), options(true));
       expect(messages[0]).toBe(`Created PostgreSQL database ${name}`);
       expect(await appliedMigrations()).toEqual(committedMigrations('postgresql'));
       const tables = await withPg(url, async (client) =>
@@ -155,16 +156,21 @@ describe('prepareDatabase', () => {
       ]);
 
       messages.length = 0;
-      await prepareDatabase(url, options(true));
+      await prepareDatabase(readDatabaseUrl(url), options(true));
       expect(messages).toEqual(['Database schema is up to date']);
     });
 
     it('refuses to start with pending migrations when MIGRATE_ON_START is false', async () => {
-      await expect(prepareDatabase(url, options(false))).rejects.toThrow(/pending.*npx prisma migrate deploy/);
+      await expect(prepareDatabase(readDatabaseUrl(url), options(false))).rejects.toThrow(
+        /pending.*npx prisma migrate deploy/,
+      );
     });
 
     it('lets two instances start at once on one fresh database', async () => {
-      await Promise.all([prepareDatabase(url, options(true)), prepareDatabase(url, options(true))]);
+      await Promise.all([
+        prepareDatabase(readDatabaseUrl(url), options(true)),
+        prepareDatabase(readDatabaseUrl(url), options(true)),
+      ]);
       expect(await appliedMigrations()).toEqual(committedMigrations('postgresql'));
     });
 
@@ -172,7 +178,8 @@ describe('prepareDatabase', () => {
       const root = join(dirname(fileURLToPath(import.meta.url)), '..');
       const script =
         `const { prepareDatabase } = await import(${JSON.stringify(pathToFileURL(join(root, 'src/database/startup-migrations.ts')).href)});` +
-        'await prepareDatabase(process.argv[1], { migrateOnStart: true, log: console.log });';
+        `const { readDatabaseUrl } = await import(${JSON.stringify(pathToFileURL(join(root, 'prisma/engine/database-url.js')).href)});` +
+        'await prepareDatabase(readDatabaseUrl(process.argv[1]), { migrateOnStart: true, log: console.log });';
       const start = () =>
         promisify(execFile)(
           process.execPath,
@@ -185,7 +192,7 @@ describe('prepareDatabase', () => {
     });
 
     it('closes its connection, which releases the migration lock', async () => {
-      await prepareDatabase(url, options(true));
+      await prepareDatabase(readDatabaseUrl(url), options(true));
       const others = await withPg(ADMIN_URL, async (client) =>
         Number((await client.query('SELECT count(*) FROM pg_stat_activity WHERE datname = $1', [name])).rows[0].count),
       );

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // Stand-in for Prisma's native `schema-engine` binary, running the engine's WebAssembly build
 // (see wasm-engine.js). prisma.config.ts points PRISMA_SCHEMA_ENGINE_BINARY here, so the CLI
 // spawns this file instead of downloading an engine. It speaks the native binary's protocol:
@@ -11,7 +12,10 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
-import { createDatabase, EngineError, probeDatabase, SchemaEngineSession } from './wasm-engine.js';
+import { readDatabaseUrl } from './database-url.js';
+import { createDatabase, EngineError, isEnginePanic, probeDatabase, SchemaEngineSession } from './wasm-engine.js';
+
+/** @typedef {{ id: number | string, method: string, params?: unknown }} JsonRpcRequest */
 
 /**
  * @param {'INFO' | 'WARN' | 'ERROR'} level
@@ -47,6 +51,18 @@ if (values.version) {
 /** @type {{ url?: string, shadowDatabaseUrl?: string }} */
 const datasource = typeof values.datasource === 'string' ? JSON.parse(values.datasource) : {};
 
+/**
+ * The datasource's databases, read by the one reader the service uses too; relative SQLite paths
+ * are taken from the working directory, the folder of prisma.config.ts, where the CLI runs us.
+ */
+function databases() {
+  if (!datasource.url) throw new EngineError('P1012', 'The datasource in prisma.config.ts has no url.');
+  return {
+    database: readDatabaseUrl(datasource.url),
+    shadowDatabase: datasource.shadowDatabaseUrl ? readDatabaseUrl(datasource.shadowDatabaseUrl) : undefined,
+  };
+}
+
 if (positionals[0] === 'cli') {
   await runCliCommand(String(positionals[1]));
 } else {
@@ -61,12 +77,12 @@ if (positionals[0] === 'cli') {
 async function runCliCommand(command) {
   logLine('INFO', { message: `schema-engine-wasm cli ${command}` });
   try {
-    if (!datasource.url) throw new EngineError('P1012', 'The datasource has no url.');
+    const { database } = databases();
     if (command === 'can-connect-to-database') {
-      const problem = await probeDatabase(datasource.url);
+      const problem = await probeDatabase(database);
       if (problem) throw problem;
     } else if (command === 'create-database') {
-      logLine('INFO', { message: `Database '${await createDatabase(datasource.url)}' was successfully created.` });
+      logLine('INFO', { message: `Database '${await createDatabase(database)}' was successfully created.` });
     } else {
       throw new Error(`Unknown cli command: ${command}`);
     }
@@ -87,10 +103,8 @@ function serveJsonRpc() {
   /** @type {Promise<SchemaEngineSession>} */
   const session = new Promise((resolve, reject) => {
     failStart = reject;
-    if (!datasource.url) throw new EngineError('P1012', 'The datasource in prisma.config.ts has no url.');
     SchemaEngineSession.open({
-      url: datasource.url,
-      shadowDatabaseUrl: datasource.shadowDatabaseUrl,
+      ...databases(),
       datamodels: /** @type {string[]} */ (values.datamodels ?? []).map((file) => [file, readFileSync(file, 'utf8')]),
       log: (line) => process.stderr.write(`${line}\n`),
     }).then(resolve, reject);
@@ -116,7 +130,7 @@ function serveJsonRpc() {
   /** Rejects the request in flight; see the uncaughtException handler below. */
   let failCurrent = (/** @type {unknown} */ _error) => {};
 
-  /** @param {{ id: number, method: string, params?: any }} request */
+  /** @param {JsonRpcRequest} request */
   const handle = async (request) => {
     try {
       const result = await new Promise((resolve, reject) => {
@@ -157,9 +171,10 @@ function serveJsonRpc() {
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   lines.on('line', (line) => {
     if (!line.trim()) return;
-    /** @type {any} */
+    /** @type {JsonRpcRequest | { id: string, method?: undefined }} */
     let message;
     try {
+      // The CLI's messages: requests, and answers to our print requests (no method).
       message = JSON.parse(line);
     } catch {
       logLine('WARN', { message: `ignoring a line that is not JSON: ${line.slice(0, 200)}` });
@@ -171,7 +186,8 @@ function serveJsonRpc() {
       printed.delete(String(message.id));
       return;
     }
-    queue = queue.then(() => handle(message));
+    const request = message;
+    queue = queue.then(() => handle(request));
   });
   lines.on('close', () => {
     void queue
@@ -197,7 +213,7 @@ function toRpcError(error) {
       data: { is_panic: false, message: text, meta, error_code: code },
     };
   }
-  if (error instanceof WebAssembly.RuntimeError) {
+  if (isEnginePanic(error)) {
     return { code: 4466, message: text, data: { is_panic: true, message: text } };
   }
   return {

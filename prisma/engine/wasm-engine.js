@@ -1,3 +1,4 @@
+// @ts-check
 // Prisma's schema engine (migrations, db push, diff) run from its official WebAssembly build, so
 // no native engine binary has to be downloaded. Used by the `schema-engine.js` executable that
 // the Prisma CLI spawns, and in-process by the server to apply migrations at start-up.
@@ -17,13 +18,60 @@ import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-util
 import * as glue from '@prisma/schema-engine-wasm/schema_engine_bg';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { databaseKind, postgresConfig, sqliteFilePath } from './database-url.js';
 
+/** @typedef {import('./database-url.js').DatabaseTarget} DatabaseTarget */
+/** @typedef {import('./database-url.js').SqliteDatabase} SqliteDatabase */
+/** @typedef {import('./database-url.js').PostgresDatabase} PostgresDatabase */
+/** @typedef {import('./database-url.js').PostgresConnection} PostgresConnection */
 /** @typedef {import('@prisma/schema-engine-wasm').SchemaEngine} WasmSchemaEngine */
 /** @typedef {import('@prisma/schema-engine-wasm').MigrationList} MigrationList */
+/** @typedef {import('@prisma/schema-engine-wasm').DiffParams} DiffParams */
+/** @typedef {import('@prisma/schema-engine-wasm').DiagnoseMigrationHistoryInput} DiagnoseMigrationHistoryInput */
+/** @typedef {import('@prisma/schema-engine-wasm').DevDiagnosticInput} DevDiagnosticInput */
 /** @typedef {import('@prisma/driver-adapter-utils').SqlDriverAdapter} SqlDriverAdapter */
 /** @typedef {import('@prisma/driver-adapter-utils').SqlMigrationAwareDriverAdapterFactory} AdapterFactory */
 /** @typedef {(line: string) => void} LogSink receives the engine's JSON log lines */
+
+/**
+ * The engine's methods that take one JSON input, by their JSON-RPC names (`version`, `free`…
+ * excluded).
+ * @typedef {Exclude<keyof WasmSchemaEngine, 'free' | 'version' | typeof Symbol.dispose>} EngineMethod
+ */
+
+/**
+ * What a session works on: databases read by `readDatabaseUrl` (the same description the service
+ * connects with), the schema files for commands that need them, and where the engine logs.
+ * @typedef {object} SessionOptions
+ * @property {DatabaseTarget} database
+ * @property {DatabaseTarget} [shadowDatabase] SHADOW_DATABASE_URL, for `migrate dev`
+ * @property {[string, string][]} [datamodels] schema files: path and content
+ * @property {LogSink} [log]
+ */
+
+/**
+ * Node's `WebAssembly` global, typed by the little used here: the project compiles without the
+ * DOM library (which would type the whole service as browser code), and @types/node 20 does not
+ * declare it.
+ * @typedef {object} WasmApi
+ * @property {(bytes: Uint8Array, imports: Record<string, Record<string, unknown>>) => Promise<{ instance: { exports: Record<string, unknown> } }>} instantiate
+ * @property {new (...args: never[]) => Error} RuntimeError
+ */
+const wasmApi = /** @type {{ WebAssembly: WasmApi }} */ (/** @type {unknown} */ (globalThis)).WebAssembly;
+
+/**
+ * Whether an error is the engine's panic (a wasm trap) rather than a reported failure.
+ * @param {unknown} error
+ */
+export function isEnginePanic(error) {
+  return error instanceof wasmApi.RuntimeError;
+}
+
+/** An in-memory SQLite database, for engine work that needs no real database. */
+const SCRATCH_DATABASE = /** @type {const} @satisfies {SqliteDatabase} */ ({
+  kind: 'sqlite',
+  url: 'file::memory:',
+  file: ':memory:',
+});
 
 /** An error carrying a Prisma error code (`P1003`…), shown by the CLI like the native engine's. */
 export class EngineError extends Error {
@@ -34,6 +82,7 @@ export class EngineError extends Error {
   constructor(code, message) {
     super(message);
     this.name = 'EngineError';
+    /** @type {string} */
     this.code = code;
   }
 }
@@ -60,7 +109,9 @@ function loadWasm() {
       'schema_engine_bg.wasm',
     );
     const bytes = readFileSync(existsSync(fromCli) ? fromCli : fromPackage);
-    /** @type {WebAssembly.ModuleImports} */
+    // The glue's exports are the wasm's imports; its typings declare only the public API, not
+    // the generated `__wbg_*` functions, hence a plain record.
+    /** @type {Record<string, unknown>} */
     const imports = { ...glue };
     for (const name of Object.keys(imports)) {
       if (!name.startsWith('__wbg_setTimeout_')) continue;
@@ -69,9 +120,9 @@ function loadWasm() {
       // would keep the server (or a test) alive 10 s after everything else is done.
       imports[name] = (/** @type {unknown[]} */ ...args) => setTimeoutImport(...args).unref();
     }
-    const { instance } = await WebAssembly.instantiate(bytes, { './schema_engine_bg.js': imports });
+    const { instance } = await wasmApi.instantiate(bytes, { './schema_engine_bg.js': imports });
     glue.__wbg_set_wasm(instance.exports);
-    /** @type {{ __wbindgen_start: () => void }} */ (/** @type {unknown} */ (instance.exports)).__wbindgen_start();
+    /** @type {() => void} */ (instance.exports.__wbindgen_start)();
   })();
   return wasmReady;
 }
@@ -80,12 +131,12 @@ function loadWasm() {
 // Driver adapters
 
 /**
- * Adapter factory for a URL, remembering every connection it opens so `closeAll` can release
- * them: the engine never closes its own connections, and those hold the SQLite file lock and the
- * PostgreSQL migration advisory lock.
- * @param {{ url: string, shadowDatabaseUrl?: string, baseDir: string }} options
+ * Adapter factory for a database, remembering every connection it opens so `closeAll` can
+ * release them: the engine never closes its own connections, and those hold the SQLite file lock
+ * and the PostgreSQL migration advisory lock.
+ * @param {{ database: DatabaseTarget, shadowDatabase?: DatabaseTarget }} options
  */
-function createAdapterFactory({ url, shadowDatabaseUrl, baseDir }) {
+function createAdapterFactory({ database, shadowDatabase }) {
   /** @type {Set<() => Promise<void>>} */
   const open = new Set();
   /** @param {SqlDriverAdapter} adapter */
@@ -102,17 +153,18 @@ function createAdapterFactory({ url, shadowDatabaseUrl, baseDir }) {
     open.add(once);
     return adapter;
   };
-  const kind = databaseKind(url);
+  if (shadowDatabase && shadowDatabase.kind !== database.kind) {
+    throw new EngineError('P1013', 'SHADOW_DATABASE_URL must be a database of the same kind as DATABASE_URL.');
+  }
   /** @type {AdapterFactory} */
   const factory =
-    kind === 'sqlite'
-      ? sqliteAdapterFactory(url, shadowDatabaseUrl, baseDir, track)
-      : postgresAdapterFactory(url, shadowDatabaseUrl, track);
+    database.kind === 'sqlite'
+      ? sqliteAdapterFactory(database, /** @type {SqliteDatabase | undefined} */ (shadowDatabase), track)
+      : postgresAdapterFactory(database, /** @type {PostgresDatabase | undefined} */ (shadowDatabase), track);
   // The engine calls the factory's methods unbound and expects results wrapped the way
   // driver-adapter-utils does it for Prisma Client.
   const bound = bindMigrationAwareSqlAdapterFactory(factory);
   return {
-    kind,
     factory: bound,
     errorRegistry: bound.errorRegistry,
     closeAll: async () => {
@@ -122,24 +174,19 @@ function createAdapterFactory({ url, shadowDatabaseUrl, baseDir }) {
 }
 
 /**
- * @param {string} url
- * @param {string | undefined} shadowDatabaseUrl
- * @param {string} baseDir
+ * @param {SqliteDatabase} database
+ * @param {SqliteDatabase | undefined} shadowDatabase
  * @param {(adapter: SqlDriverAdapter) => SqlDriverAdapter} track
  * @returns {AdapterFactory}
  */
-function sqliteAdapterFactory(url, shadowDatabaseUrl, baseDir, track) {
-  const file = (/** @type {string} */ u) => (u === 'file::memory:' ? ':memory:' : sqliteFilePath(u, baseDir));
+function sqliteAdapterFactory(database, shadowDatabase, track) {
   // The engine connects as soon as it is created, even for commands that never touch the
   // database (`migrate diff --from-empty --to-schema …`), and an exception there is never
   // reported. A database that does not exist is an empty one: stand in an in-memory database
   // rather than create files. Commands that write (migrate dev/deploy/reset, db push) have the
   // CLI create the database first (`cli create-database`), so they always find the file.
-  const main = existsSync(file(url)) ? file(url) : ':memory:';
-  const adapterFactory = new PrismaBetterSqlite3(
-    { url: main },
-    { shadowDatabaseUrl: shadowDatabaseUrl ? file(shadowDatabaseUrl) : undefined },
-  );
+  const main = existsSync(database.file) ? database.file : ':memory:';
+  const adapterFactory = new PrismaBetterSqlite3({ url: main }, { shadowDatabaseUrl: shadowDatabase?.file });
   /** @param {SqlDriverAdapter} adapter */
   const patch = (adapter) => {
     const executeRaw = adapter.executeRaw.bind(adapter);
@@ -168,7 +215,7 @@ function sqliteAdapterFactory(url, shadowDatabaseUrl, baseDir, track) {
       // An explicit shadow database starts empty every time, as with the native engine:
       // `migrate dev` connects to it more than once per command and replays the whole migration
       // history on each connection. (The default shadow database is in memory, empty anyway.)
-      const shadowFile = shadowDatabaseUrl ? file(shadowDatabaseUrl) : ':memory:';
+      const shadowFile = shadowDatabase?.file ?? ':memory:';
       if (shadowFile !== ':memory:') {
         for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${shadowFile}${suffix}`, { force: true });
       }
@@ -190,74 +237,95 @@ const PG_CHAR_OID = 18;
 const PG_TEXT_OID = 25;
 
 /**
- * adapter-pg cannot map PostgreSQL's internal one-byte `"char"` type, which the engine's
- * catalog queries read (e.g. `pg_constraint.contype`); its values are plain strings, so report
- * those columns as text.
+ * A pool whose results report PostgreSQL's internal one-byte `"char"` type as text: adapter-pg
+ * cannot map it, and the engine's catalog queries read it (e.g. `pg_constraint.contype`); its
+ * values are plain strings.
+ * @param {pg.PoolConfig} config
  */
-class CharAsTextPool extends pg.Pool {
-  /** @param {any[]} args */
-  async query(...args) {
-    const result = await /** @type {any} */ (super.query)(...args);
+function charAsTextPool(config) {
+  const pool = new pg.Pool(config);
+  // pg.Pool#query's overloads (callback forms among them) have no single signature to wrap;
+  // adapter-pg only uses the promise forms, whose result is a QueryResult.
+  const query = /** @type {(...args: unknown[]) => Promise<pg.QueryResult>} */ (
+    /** @type {unknown} */ (pool.query.bind(pool))
+  );
+  /** @param {unknown[]} args */
+  const reportCharAsText = async (...args) => {
+    const result = await query(...args);
     for (const field of result?.fields ?? []) {
       if (field.dataTypeID === PG_CHAR_OID) field.dataTypeID = PG_TEXT_OID;
     }
     return result;
-  }
+  };
+  pool.query = /** @type {pg.Pool['query']} */ (/** @type {unknown} */ (reportCharAsText));
+  return pool;
 }
 
 /**
- * @param {string} url
- * @param {string | undefined} shadowDatabaseUrl
+ * The connections carry the schema twice, as the service's do (src/database): as PrismaPg's
+ * `schema` (the schema the engine creates and inspects) and as the connection's `search_path`
+ * (where the migrations' unqualified `CREATE TABLE`s land); see database-url.js.
+ * @param {PostgresDatabase} database
+ * @param {PostgresDatabase | undefined} shadowDatabase
  * @param {(adapter: SqlDriverAdapter) => SqlDriverAdapter} track
  * @returns {AdapterFactory}
  */
-function postgresAdapterFactory(url, shadowDatabaseUrl, track) {
-  const { schema, ...config } = postgresConfig(url);
-  /** @param {pg.PoolConfig} poolConfig */
-  const connect = async (poolConfig) => {
+function postgresAdapterFactory(database, shadowDatabase, track) {
+  const { connection, schema } = database;
+  /**
+   * @param {PostgresConnection} settings
+   * @param {string} schemaName
+   */
+  const connect = async (settings, schemaName) => {
     // One connection: the engine takes a session-level advisory lock while migrating and never
     // unlocks it, so every statement must run on the session that holds it, and closing that
     // one connection is what releases it. Idle connections are never recycled for the same
     // reason.
-    const pool = new CharAsTextPool({ ...poolConfig, max: 1, idleTimeoutMillis: 0 });
-    const adapter = await new PrismaPg(pool, { schema, disposeExternalPool: true }).connect();
+    const pool = charAsTextPool({ ...settings, max: 1, idleTimeoutMillis: 0 });
+    const adapter = await new PrismaPg(pool, { schema: schemaName, disposeExternalPool: true }).connect();
     // adapter-pg splits scripts on ";", which breaks `$$` function bodies and string literals;
-    // PostgreSQL runs a multi-statement script as is.
+    // PostgreSQL runs a multi-statement script as is. A statement without parameters goes over
+    // pg's simple query protocol, which takes several statements, and adapter-pg's executeRaw
+    // reports its errors the way the engine expects.
     adapter.executeScript = async (script) => {
-      try {
-        await pool.query(script);
-      } catch (error) {
-        /** @type {any} */ (adapter).onError(error);
-      }
+      await adapter.executeRaw({ sql: script, args: [], argTypes: [] });
     };
     return track(adapter);
   };
   return {
     provider: 'postgres',
     adapterName: '@prisma/adapter-pg',
-    connect: () => connect(config),
+    connect: () => connect(connection, schema),
     connectToShadowDb: async () => {
-      if (shadowDatabaseUrl) {
-        const { schema: _ignored, ...shadowConfig } = postgresConfig(shadowDatabaseUrl);
+      if (shadowDatabase) {
         // An explicit shadow database starts empty every time, as with the native engine:
         // `migrate dev` connects to it more than once per command and replays the whole
         // migration history on each connection.
-        await runAdminStatement(shadowConfig, 'DROP SCHEMA IF EXISTS public CASCADE; CREATE SCHEMA public');
-        return connect(shadowConfig);
+        const shadowSchema = quoteIdentifier(shadowDatabase.schema);
+        await runAdminStatement(
+          shadowDatabase.connection,
+          `DROP SCHEMA IF EXISTS ${shadowSchema} CASCADE; CREATE SCHEMA ${shadowSchema}`,
+        );
+        return connect(shadowDatabase.connection, shadowDatabase.schema);
       }
       // adapter-pg's own shadow database is dropped before its pool is closed (which fails),
       // so create and drop a temporary one here, closing the pool first.
-      const database = `prisma_migrate_shadow_db_${randomUUID()}`;
-      await runAdminStatement(config, `CREATE DATABASE "${database}"`);
-      const adapter = await connect({ ...config, database });
+      const name = `prisma_migrate_shadow_db_${randomUUID()}`;
+      await runAdminStatement(connection, `CREATE DATABASE "${name}"`);
+      const adapter = await connect({ ...connection, database: name }, schema);
       const dispose = adapter.dispose.bind(adapter);
       adapter.dispose = async () => {
         await dispose();
-        await runAdminStatement(config, `DROP DATABASE IF EXISTS "${database}"`);
+        await runAdminStatement(connection, `DROP DATABASE IF EXISTS "${name}"`);
       };
       return adapter;
     },
   };
+}
+
+/** @param {string} name */
+function quoteIdentifier(name) {
+  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /**
@@ -280,24 +348,22 @@ async function runAdminStatement(config, sql) {
 
 /**
  * Checks that the database exists and accepts connections.
- * @param {string} url
- * @param {string} [baseDir]
+ * @param {DatabaseTarget} database
  * @returns {Promise<EngineError | null>} the error the native engine would report, or null
  */
-export async function probeDatabase(url, baseDir = process.cwd()) {
-  if (databaseKind(url) === 'sqlite') {
-    const file = sqliteFilePath(url, baseDir);
+export async function probeDatabase(database) {
+  if (database.kind === 'sqlite') {
+    const { file } = database;
     return existsSync(file)
       ? null
       : new EngineError('P1003', `Database \`${path.basename(file)}\` does not exist at \`${file}\``);
   }
-  const { schema: _schema, ...config } = postgresConfig(url);
-  const client = new pg.Client(config);
+  const client = new pg.Client(database.connection);
   try {
     await client.connect();
     return null;
   } catch (error) {
-    return postgresConnectError(/** @type {Error & { code?: string }} */ (error), config);
+    return postgresConnectError(/** @type {Error & { code?: string }} */ (error), database.connection);
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -328,18 +394,17 @@ function postgresConnectError(error, { host, port, user, database }) {
 /**
  * Creates the SQLite file (and its folder) or the PostgreSQL database. Creating a database that
  * another process has just created is not an error.
- * @param {string} url
- * @param {string} [baseDir]
+ * @param {DatabaseTarget} database
  * @returns {Promise<string>} the database name
  */
-export async function createDatabase(url, baseDir = process.cwd()) {
-  if (databaseKind(url) === 'sqlite') {
-    const file = sqliteFilePath(url, baseDir);
+export async function createDatabase(database) {
+  if (database.kind === 'sqlite') {
+    const { file } = database;
     mkdirSync(path.dirname(file), { recursive: true });
     new Database(file).close();
     return path.basename(file);
   }
-  const { schema: _schema, ...config } = postgresConfig(url);
+  const config = database.connection;
   // Connect to a maintenance database: the target one does not exist yet.
   for (const maintenance of ['postgres', 'template1']) {
     try {
@@ -412,17 +477,14 @@ export class SchemaEngineSession {
   /** Whether devDiagnostic has run on the current engine (see `#ensureDiagnosed`). */
   #diagnosed = false;
 
-  /**
-   * @param {{ url: string, shadowDatabaseUrl?: string, datamodels?: [string, string][], baseDir?: string, log?: LogSink }} options
-   */
+  /** @param {SessionOptions} options */
   constructor(options) {
-    this.options = { baseDir: process.cwd(), datamodels: [], log: () => undefined, ...options };
-    this.kind = databaseKind(options.url);
+    /** @type {Required<Omit<SessionOptions, 'shadowDatabase'>> & Pick<SessionOptions, 'shadowDatabase'>} */
+    this.options = { datamodels: [], log: () => undefined, ...options };
+    this.kind = options.database.kind;
   }
 
-  /**
-   * @param {{ url: string, shadowDatabaseUrl?: string, datamodels?: [string, string][], baseDir?: string, log?: LogSink }} options
-   */
+  /** @param {SessionOptions} options */
   static async open(options) {
     await loadWasm();
     return new SchemaEngineSession(options);
@@ -458,9 +520,11 @@ export class SchemaEngineSession {
   }
 
   /**
-   * Runs one engine method by its JSON-RPC name.
+   * Runs one engine method by its JSON-RPC name. `params` is the CLI's JSON (or its in-process
+   * equivalent), passed on as the engine's input: the engine checks it against its own types
+   * and refuses what does not fit.
    * @param {string} method
-   * @param {any} params
+   * @param {unknown} params
    * @returns {Promise<unknown>}
    */
   async request(method, params) {
@@ -487,26 +551,26 @@ export class SchemaEngineSession {
 
   /**
    * @param {string} method
-   * @param {any} params
+   * @param {unknown} params
    */
   async #dispatch(method, params) {
     switch (method) {
       case 'getDatabaseVersion':
         return (await this.#getEngine()).version();
       case 'createDatabase':
-        return { databaseName: await createDatabase(this.options.url, this.options.baseDir) };
+        return { databaseName: await createDatabase(this.options.database) };
       case 'devDiagnostic':
-        return this.#devDiagnostic(params);
+        return this.#devDiagnostic(/** @type {DevDiagnosticInput} */ (params));
       case 'evaluateDataLoss':
       case 'createMigration':
-        await this.#ensureDiagnosed(params);
+        await this.#ensureDiagnosed(/** @type {DevDiagnosticInput} */ (params));
         return this.#call(method, params);
       case 'reset':
         return this.#reset(params);
       case 'diagnoseMigrationHistory':
-        return this.#diagnoseMigrationHistory(params);
+        return this.#diagnoseMigrationHistory(/** @type {DiagnoseMigrationHistoryInput} */ (params));
       case 'diff':
-        return this.#diff(params);
+        return this.#diff(/** @type {DiffParams} */ (params));
       case 'applyMigrations':
       case 'dbExecute':
       case 'debugPanic':
@@ -523,20 +587,17 @@ export class SchemaEngineSession {
   }
 
   /**
-   * @param {string} method
+   * @param {EngineMethod} method
    * @param {unknown} params
    */
   async #call(method, params) {
     const engine = await this.#getEngine();
-    const methods = /** @type {Record<string, (params: unknown) => Promise<unknown>>} */ (
-      /** @type {unknown} */ (engine)
-    );
-    return methods[method].call(engine, params);
+    // Each method takes its own input type; see `request` for why the JSON is passed as is.
+    const call = /** @type {(this: WasmSchemaEngine, params: unknown) => Promise<unknown>} */ (engine[method]);
+    return call.call(engine, params);
   }
 
-  /**
-   * @param {{ migrationsList: MigrationList, filters?: typeof NO_FILTERS }} params
-   */
+  /** @param {DevDiagnosticInput} params */
   async #devDiagnostic(params) {
     try {
       return await this.#diagnose(params);
@@ -553,7 +614,7 @@ export class SchemaEngineSession {
     }
   }
 
-  /** @param {{ migrationsList: MigrationList, filters?: typeof NO_FILTERS }} params */
+  /** @param {DevDiagnosticInput} params */
   async #diagnose(params) {
     const result = await this.#call('devDiagnostic', {
       migrationsList: params.migrationsList,
@@ -567,15 +628,13 @@ export class SchemaEngineSession {
    * evaluateDataLoss and createMigration read state that only devDiagnostic computes in the wasm
    * engine, and `migrate dev` calls them after applyMigrations or reset, which leave it stale
    * ("SQLite shadow DB must be provided through an external factory").
-   * @param {{ migrationsList: MigrationList, filters?: typeof NO_FILTERS }} params
+   * @param {DevDiagnosticInput} params
    */
   async #ensureDiagnosed(params) {
     if (!this.#diagnosed) await this.#devDiagnostic(params);
   }
 
-  /**
-   * @param {{ migrationsList: MigrationList }} params
-   */
+  /** @param {DiagnoseMigrationHistoryInput} params */
   async #diagnoseMigrationHistory(params) {
     try {
       return await this.#call('diagnoseMigrationHistory', params);
@@ -598,14 +657,14 @@ export class SchemaEngineSession {
    * engine does not open one; the wasm engine does, and fails when the PostgreSQL database does
    * not exist yet. Such diffs run on a throwaway engine over an in-memory SQLite database: the
    * engine takes the SQL dialect from the schema's provider, not from the connection.
-   * @param {import('@prisma/schema-engine-wasm').DiffParams} params
+   * @param {DiffParams} params
    */
   async #diff(params) {
     const offline = [params.from, params.to].every(
       (target) => target.tag === 'empty' || target.tag === 'schemaDatamodel',
     );
     if (!offline) return this.#call('diff', params);
-    const scratch = await SchemaEngineSession.open({ url: 'file::memory:', log: this.options.log });
+    const scratch = await SchemaEngineSession.open({ database: SCRATCH_DATABASE, log: this.options.log });
     try {
       return await scratch.#call('diff', params);
     } finally {
@@ -619,7 +678,7 @@ export class SchemaEngineSession {
     // The wasm engine's SQLite reset only deletes rows. Do what the native engine does: close
     // the connection, empty the file, and let the next request start on the blank database.
     await this.close();
-    const file = sqliteFilePath(this.options.url, this.options.baseDir);
+    const { file } = /** @type {SqliteDatabase} */ (this.options.database);
     if (existsSync(file)) truncateSync(file);
     return {};
   }

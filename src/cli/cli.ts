@@ -15,7 +15,7 @@ import { exportLinksCsv, EXPORT_COLUMNS } from '../links/transfer/links-csv-expo
 import { ImportFileError, importLinksCsv } from '../links/transfer/links-csv-import.js';
 import { CliModule } from './cli.module.js';
 import { BackupError, backupSqlite } from './sqlite-backup.js';
-import { sqliteFilePath } from '../../prisma/engine/database-url.js';
+import { sqliteFileOf } from '../../prisma/engine/database-url.js';
 
 /** A problem the user can fix: printed as one line on stderr, exit status 1, no stack trace. */
 export class CliError extends Error {
@@ -54,7 +54,7 @@ async function withServices<T>(
   // Same start-up path as the server, so a fresh install can create its first account before
   // the first `npm start`.
   try {
-    await prepareDatabase(config.databaseUrl, {
+    await prepareDatabase(config.database, {
       migrateOnStart: config.migrateOnStart,
       // Creating the database or applying migrations is worth a line; "up to date" on every command is not.
       log: (message) => {
@@ -272,7 +272,7 @@ export function buildProgram(
           'backup copies a SQLite database; on PostgreSQL use pg_dump, e.g. pg_dump --format=custom --file=shortlink.dump "$DATABASE_URL" (see docs/operations.md, "Backups and restore")',
         );
       }
-      const source = sqliteFilePath(config.databaseUrl);
+      const source = sqliteFileOf(config.database);
       try {
         const result = await backupSqlite(source, file);
         output.out(`Backup written to ${result.file} (${result.bytes} bytes, ${result.links} links, integrity ok)\n`);

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { ConfigError, databaseKindOf, loadConfig } from './app-config.js';
 
 describe('loadConfig', () => {
@@ -7,7 +8,7 @@ describe('loadConfig', () => {
     expect(sut).toEqual({
       port: 3000,
       host: '0.0.0.0',
-      databaseUrl: 'file:./data/shortlink.db',
+      database: { kind: 'sqlite', url: 'file:./data/shortlink.db', file: resolve('data/shortlink.db') },
       databaseKind: 'sqlite',
       shortBaseUrl: 'http://localhost:3000',
       redisUrl: undefined,
@@ -55,7 +56,21 @@ describe('loadConfig', () => {
     expect(sut).toEqual({
       port: 8080,
       host: '127.0.0.1',
-      databaseUrl: 'postgresql://user@db:5432/shortlink',
+      database: {
+        kind: 'postgresql',
+        url: 'postgresql://user@db:5432/shortlink',
+        schema: 'public',
+        connection: {
+          host: 'db',
+          port: 5432,
+          user: 'user',
+          password: undefined,
+          database: 'shortlink',
+          ssl: undefined,
+          connectionTimeoutMillis: 5000,
+          options: '-c search_path="public"',
+        },
+      },
       databaseKind: 'postgresql',
       shortBaseUrl: 'https://sho.rt',
       redisUrl: 'redis://cache:6379',
@@ -194,7 +209,25 @@ describe('DATABASE_URL with a malformed %-escape', () => {
     expect(() => loadConfig({ DATABASE_URL: 'file:./100%.db' })).toThrow(
       'Invalid configuration: DATABASE_URL="file:./100%.db" has a malformed %-escape in its file path (write a literal % as %25)',
     );
-    expect(loadConfig({ DATABASE_URL: 'file:./100%25.db' }).databaseUrl).toBe('file:./100%25.db');
+    expect(loadConfig({ DATABASE_URL: 'file:./100%25.db' }).database).toMatchObject({ file: resolve('100%.db') });
+  });
+});
+
+describe('DATABASE_URL options', () => {
+  it('reads ?schema= into the connection settings once, for every pool', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgresql://u@db/shortlink?schema=tenant_a' }).database).toMatchObject({
+      kind: 'postgresql',
+      schema: 'tenant_a',
+      connection: { options: '-c search_path="tenant_a"' },
+    });
+  });
+
+  it('refuses an option neither side would honour the same way, naming it, without the password', () => {
+    const url = 'postgresql://u:s3cret@db/shortlink?connection_limit=5';
+    expect(() => loadConfig({ DATABASE_URL: url })).toThrow(ConfigError);
+    expect(() => loadConfig({ DATABASE_URL: url })).toThrow(
+      'Invalid configuration: DATABASE_URL="postgresql://u:***@db/shortlink?connection_limit=5" has the option ?connection_limit=, which is not supported; the options honoured are schema, host, sslmode, sslrootcert, sslcert, sslkey, application_name, connect_timeout',
+    );
   });
 });
 

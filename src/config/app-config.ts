@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { plainToInstance, Transform } from 'class-transformer';
-import { databaseKind, sqliteFilePath } from '../../prisma/engine/database-url.js';
+import { DatabaseUrlError, readDatabaseUrl, type DatabaseTarget } from '../../prisma/engine/database-url.js';
 import {
   IsBoolean,
   IsIn,
@@ -15,12 +15,19 @@ import {
 } from 'class-validator';
 
 export type DatabaseKind = 'sqlite' | 'postgresql';
+export type { DatabaseTarget };
 
 /** The typed, validated configuration every part of the service reads (never `process.env`). */
 export interface AppConfig {
   port: number;
   host: string;
-  databaseUrl: string;
+  /**
+   * DATABASE_URL, read once by the reader the migrator uses too (prisma/engine/database-url.js):
+   * the SQLite file, or the PostgreSQL connection settings and schema. Everything that opens the
+   * database takes it from here and never parses the URL again.
+   */
+  database: DatabaseTarget;
+  /** `database.kind`, for the many places that only choose by it. */
   databaseKind: DatabaseKind;
   /** `{short_base_url}`, without a trailing slash. */
   shortBaseUrl: string;
@@ -84,39 +91,6 @@ function isOrigin(entry: string): boolean {
   }
 }
 
-function IsDatabaseUrl() {
-  return ValidateBy({
-    name: 'isDatabaseUrl',
-    validator: {
-      validate: (value: unknown) =>
-        typeof value === 'string' && kindOrUndefined(value) !== undefined && decodablePath(value),
-      defaultMessage: (args) =>
-        typeof args?.value === 'string' && kindOrUndefined(args.value) === 'sqlite'
-          ? 'has a malformed %-escape in its file path (write a literal % as %25)'
-          : 'must start with file: (SQLite) or postgres:// / postgresql:// (PostgreSQL)',
-    },
-  });
-}
-
-/** A SQLite path must decode here, not fail later when the database is opened. */
-function decodablePath(url: string): boolean {
-  if (kindOrUndefined(url) !== 'sqlite') return true;
-  try {
-    sqliteFilePath(url);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function kindOrUndefined(url: string): DatabaseKind | undefined {
-  try {
-    return databaseKind(url);
-  } catch {
-    return undefined;
-  }
-}
-
 function IsCorsOrigins() {
   return ValidateBy({
     name: 'isCorsOrigins',
@@ -144,8 +118,9 @@ class EnvironmentVariables {
   @IsString()
   HOST?: string;
 
+  // Read (and checked) by readDatabase in loadConfig.
   @IsOptional()
-  @IsDatabaseUrl()
+  @IsString()
   DATABASE_URL?: string;
 
   @IsOptional()
@@ -288,13 +263,29 @@ const VARIABLES = [
   'OIDC_NAME',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
-/** The database kind of a URL, by the one rule the migrator uses too (prisma/engine/database-url.js). */
-export function databaseKindOf(url: string): DatabaseKind {
+/**
+ * DATABASE_URL read by the one reader the migrator uses too (prisma/engine/database-url.js). A
+ * URL it refuses is a ConfigError naming the variable, shown without its password.
+ */
+export function readDatabase(url: string): DatabaseTarget {
   try {
-    return databaseKind(url);
-  } catch {
-    throw new ConfigError(`Invalid configuration: DATABASE_URL has an unknown scheme (use file: or postgresql://)`);
+    return readDatabaseUrl(url);
+  } catch (error) {
+    if (!(error instanceof DatabaseUrlError)) throw error;
+    throw new ConfigError(
+      `Invalid configuration: DATABASE_URL=${JSON.stringify(withoutPassword(url))} ${error.reason}`,
+    );
   }
+}
+
+/** The database kind of a URL, by the one rule the migrator uses too. */
+export function databaseKindOf(url: string): DatabaseKind {
+  return readDatabase(url).kind;
+}
+
+/** `postgresql://user:secret@host/db` → `postgresql://user:***@host/db`, for error messages. */
+function withoutPassword(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/?#@]*:)[^/?#]*@/i, '$1***@');
 }
 
 /** Loopback hosts: the only ones an issuer may be reached at over plain http (a local test provider). */
@@ -354,12 +345,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       `Invalid configuration: METRICS_PORT="${parsed.METRICS_PORT}" must differ from PORT (metrics are never served on the public port)`,
     );
   }
-  const databaseUrl = parsed.DATABASE_URL ?? 'file:./data/shortlink.db';
+  const database = readDatabase(parsed.DATABASE_URL ?? 'file:./data/shortlink.db');
   return {
     port,
     host: parsed.HOST ?? '0.0.0.0',
-    databaseUrl,
-    databaseKind: databaseKindOf(databaseUrl),
+    database,
+    databaseKind: database.kind,
     shortBaseUrl: parsed.SHORT_BASE_URL ?? `http://localhost:${port}`,
     redisUrl: parsed.REDIS_URL,
     rateLimit: {

@@ -15,7 +15,7 @@ import { SqliteReader } from './sqlite-reader.js';
       provide: PrismaService,
       inject: [APP_CONFIG, PostgresDriver],
       useFactory: async (config: AppConfig, postgres: PostgresDriver) => {
-        const client = createDatabaseClient(config.databaseKind, config.databaseUrl, postgres.prismaPool);
+        const client = createDatabaseClient(config.database, postgres.prismaPool);
         if (config.databaseKind === 'sqlite') await tuneSqlite(client);
         return client;
       },

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import pg from 'pg';
+import type { PostgresConnection } from '../../prisma/engine/database-url.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 
@@ -35,18 +36,20 @@ export class PostgresDriver {
   readonly hotPool?: pg.Pool;
   readonly prismaPool?: pg.Pool;
 
-  constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'databaseKind' | 'databaseUrl'>) {
-    if (config.databaseKind !== 'postgresql') return;
-    this.hotPool = this.createPool(config.databaseUrl, HOT_POOL_SIZE, 'redirect path');
-    this.prismaPool = this.createPool(config.databaseUrl, PRISMA_POOL_SIZE, 'Prisma');
+  constructor(@Inject(APP_CONFIG) config: Pick<AppConfig, 'database'>) {
+    if (config.database.kind !== 'postgresql') return;
+    this.hotPool = this.createPool(config.database.connection, HOT_POOL_SIZE, 'redirect path');
+    this.prismaPool = this.createPool(config.database.connection, PRISMA_POOL_SIZE, 'Prisma');
   }
 
   async close(): Promise<void> {
     await Promise.all([this.hotPool?.end(), this.prismaPool?.end()]);
   }
 
-  private createPool(connectionString: string, max: number, role: string): pg.Pool {
-    const pool = new pg.Pool({ connectionString, max, connectionTimeoutMillis: 5000 });
+  // The settings the migrator connects with (config.database): same host, TLS and timeout, and
+  // `?schema=` as every connection's search_path, set in its startup packet (no extra round trip).
+  private createPool(connection: PostgresConnection, max: number, role: string): pg.Pool {
+    const pool = new pg.Pool({ ...connection, max });
     // An idle connection that breaks (database restart, network cut) is reported here; the pool
     // discards it and opens a new one when needed. Without a listener the 'error' event would
     // crash the process.

@@ -5,10 +5,9 @@ import { dirname } from 'node:path';
 import type pg from 'pg';
 import { PrismaClient as PostgresClient } from '../generated/postgresql/client.js';
 import { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
-import type { DatabaseKind } from '../config/app-config.js';
-// The one reader of DATABASE_URL, shared with prisma.config.ts and the migrator (plain JS, as
-// the Prisma CLI loads it without a build step), so the service and migrations open one file.
-import { sqliteFilePath } from '../../prisma/engine/database-url.js';
+// DATABASE_URL as the one reader, shared with prisma.config.ts and the migrator, describes it
+// (config.database), so the service and the migrations open one file, or one schema.
+import type { DatabaseTarget } from '../../prisma/engine/database-url.js';
 
 /**
  * Both generated clients expose the same models (a test keeps the two schemas identical), so
@@ -22,15 +21,16 @@ export type DatabaseClient = InstanceType<typeof SqliteClient>;
  * adapter runs on `PostgresDriver.prismaPool`, which link inserts share and which is sized and
  * ended there.
  */
-export function createDatabaseClient(kind: DatabaseKind, url: string, pool?: pg.Pool): DatabaseClient {
-  if (kind === 'sqlite') {
-    const file = sqliteFilePath(url);
+export function createDatabaseClient(database: DatabaseTarget, pool?: pg.Pool): DatabaseClient {
+  if (database.kind === 'sqlite') {
+    const { file } = database;
     mkdirSync(dirname(file), { recursive: true });
     // A busy timeout lets the CLI and a running server share the file without SQLITE_BUSY.
     return new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 5000 }) });
   }
   if (!pool) throw new Error('A PostgreSQL client runs on the driver pool (PostgresDriver.prismaPool)');
-  const client = new PostgresClient({ adapter: new PrismaPg(pool) });
+  // The schema Prisma names in its queries; the pool's search_path is the same (PostgresDriver).
+  const client = new PostgresClient({ adapter: new PrismaPg(pool, { schema: database.schema }) });
   return client as unknown as DatabaseClient;
 }
 

@@ -3,7 +3,7 @@ import { copyFileSync, statSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
 import type { AppConfig } from '../config/app-config.js';
-import { sqliteFilePath } from '../../prisma/engine/database-url.js';
+import { readDatabaseUrl, sqliteFilePath } from '../../prisma/engine/database-url.js';
 import { createDatabaseClient, tuneSqlite, type DatabaseClient } from './prisma-client.factory.js';
 import { SqliteBackgroundWriter, SqliteWriteError, SqliteWriterUnavailableError } from './sqlite-background-writer.js';
 
@@ -36,10 +36,10 @@ describe('SqliteBackgroundWriter', () => {
   beforeEach(async () => {
     database = await createTestDatabase('sqlite');
     file = sqliteFilePath(database.url);
-    prisma = createDatabaseClient('sqlite', database.url);
+    prisma = createDatabaseClient(readDatabaseUrl(database.url));
     await tuneSqlite(prisma);
     await prisma.$executeRawUnsafe('CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL)');
-    const config = { databaseKind: 'sqlite', databaseUrl: database.url } as AppConfig;
+    const config = { databaseKind: 'sqlite', database: readDatabaseUrl(database.url) } as AppConfig;
     sut = new SqliteBackgroundWriter(config);
   });
 
@@ -186,7 +186,7 @@ describe('SqliteBackgroundWriter', () => {
   it('does nothing on PostgreSQL', async () => {
     const postgres = new SqliteBackgroundWriter({
       databaseKind: 'postgresql',
-      databaseUrl: 'postgresql://unused',
+      database: readDatabaseUrl('postgresql://unused'),
     } as AppConfig);
 
     expect(postgres.databaseIsSqlite).toBe(false);

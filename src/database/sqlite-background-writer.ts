@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { Worker } from 'node:worker_threads';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
-import { sqliteFilePath } from '../../prisma/engine/database-url.js';
+import { sqliteFileOf } from '../../prisma/engine/database-url.js';
 import type { WriterOptions, WriterReply, WriterRequestBody } from './sqlite-writer-protocol.js';
 
 /** After an unexpected exit or a failed start, the next start is tried no sooner than this. */
@@ -180,7 +180,7 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
 
   private async spawn(): Promise<void> {
     const workerData: WriterOptions = {
-      file: sqliteFilePath(this.config.databaseUrl),
+      file: sqliteFileOf(this.config.database),
       busyTimeoutMs: 5000,
       tasks: { ...this.tasks },
     };

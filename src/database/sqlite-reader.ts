@@ -1,6 +1,6 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import Database from 'better-sqlite3';
-import { sqliteFilePath } from '../../prisma/engine/database-url.js';
+import { sqliteFileOf } from '../../prisma/engine/database-url.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 
@@ -30,7 +30,7 @@ export class SqliteReader implements OnApplicationShutdown {
   private statement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
-      this.db ??= new Database(sqliteFilePath(this.config.databaseUrl), {
+      this.db ??= new Database(sqliteFileOf(this.config.database), {
         readonly: true,
         fileMustExist: true,
         timeout: 5000,

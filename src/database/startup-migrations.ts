@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { databaseKind } from '../../prisma/engine/database-url.js';
+import type { DatabaseTarget } from '../../prisma/engine/database-url.js';
 import { createDatabase, probeDatabase, readMigrations, SchemaEngineSession } from '../../prisma/engine/wasm-engine.js';
 
 export interface PrepareDatabaseOptions {
@@ -31,18 +31,18 @@ const NO_FILTERS = { externalTables: [], externalEnums: [] };
  * Every connection opened here is closed before this resolves: that releases the lock, and the
  * SQLite file is no longer held by a second connection.
  */
-export async function prepareDatabase(databaseUrl: string, options: PrepareDatabaseOptions): Promise<void> {
-  const kind = databaseKind(databaseUrl);
-  const problem = await probeDatabase(databaseUrl);
+export async function prepareDatabase(database: DatabaseTarget, options: PrepareDatabaseOptions): Promise<void> {
+  const kind = database.kind;
+  const problem = await probeDatabase(database);
   if (problem?.code === 'P1003') {
-    const name = await createDatabase(databaseUrl);
+    const name = await createDatabase(database);
     options.log(`Created ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} database ${name}`);
   } else if (problem) {
     throw new MigrationError(`Cannot connect to the database: ${oneLine(problem.message)}`);
   }
 
   const migrationsList = await readMigrations(migrationsDirectory(kind));
-  const session = await SchemaEngineSession.open({ url: databaseUrl });
+  const session = await SchemaEngineSession.open({ database });
   try {
     const pending = await pendingMigrations(session, migrationsList);
     if (pending.length === 0) {

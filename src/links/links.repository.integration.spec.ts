@@ -5,6 +5,7 @@ import { PostgresDriver } from '../database/postgres-driver.js';
 import { createDatabaseClient, tuneSqlite, type DatabaseClient } from '../database/prisma-client.factory.js';
 import { SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
 import { SqliteReader } from '../database/sqlite-reader.js';
+import { readDatabaseUrl } from '../../prisma/engine/database-url.js';
 import { prepareDatabase } from '../database/startup-migrations.js';
 import { LinksRepository } from './links.repository.js';
 
@@ -21,17 +22,13 @@ describe('LinksRepository on SQLite', () => {
 
   beforeEach(async () => {
     database = await createTestDatabase('sqlite');
-    await prepareDatabase(database.url, { migrateOnStart: true, log: () => undefined });
-    prisma = createDatabaseClient('sqlite', database.url);
+    const config = { databaseKind: 'sqlite', database: readDatabaseUrl(database.url) } as AppConfig;
+    await prepareDatabase(config.database, { migrateOnStart: true, log: () => undefined });
+    prisma = createDatabaseClient(config.database);
     await tuneSqlite(prisma);
-    writer = new SqliteBackgroundWriter({ databaseKind: 'sqlite', databaseUrl: database.url } as AppConfig);
-    reader = new SqliteReader({ databaseKind: 'sqlite', databaseUrl: database.url } as AppConfig);
-    sut = new LinksRepository(
-      prisma,
-      writer,
-      new PostgresDriver({ databaseKind: 'sqlite', databaseUrl: database.url }),
-      reader,
-    );
+    writer = new SqliteBackgroundWriter(config);
+    reader = new SqliteReader(config);
+    sut = new LinksRepository(prisma, writer, new PostgresDriver(config), reader);
   });
 
   afterEach(async () => {
@@ -82,10 +79,10 @@ describe('LinksRepository on PostgreSQL', () => {
 
   beforeAll(async () => {
     database = await createTestDatabase('postgresql');
-    await prepareDatabase(database.url, { migrateOnStart: true, log: () => undefined });
-    const config = { databaseKind: 'postgresql', databaseUrl: database.url } as AppConfig;
+    const config = { databaseKind: 'postgresql', database: readDatabaseUrl(database.url) } as AppConfig;
+    await prepareDatabase(config.database, { migrateOnStart: true, log: () => undefined });
     postgres = new PostgresDriver(config);
-    prisma = createDatabaseClient('postgresql', database.url, postgres.prismaPool);
+    prisma = createDatabaseClient(config.database, postgres.prismaPool);
     sut = new LinksRepository(prisma, new SqliteBackgroundWriter(config), postgres, new SqliteReader(config));
   });
 

@@ -6,7 +6,7 @@ import { freePort } from '../../test/support/free-port.js';
 import { toProblem } from '../common/errors/problem.js';
 import type { AppConfig } from '../config/app-config.js';
 import { PostgresDriver } from '../database/postgres-driver.js';
-import { sqliteFilePath } from '../../prisma/engine/database-url.js';
+import { readDatabaseUrl, sqliteFilePath } from '../../prisma/engine/database-url.js';
 import { RedirectLookup } from './redirect-lookup.js';
 
 const LINKS_TABLE = 'CREATE TABLE links (code TEXT PRIMARY KEY, url TEXT NOT NULL, expires_at TIMESTAMP(3))';
@@ -53,7 +53,7 @@ async function postgresWriter(url: string): Promise<Writer> {
 const drivers = new Map<RedirectLookup, PostgresDriver>();
 
 function lookupFor(kind: 'sqlite' | 'postgresql', url: string): RedirectLookup {
-  const config = { databaseKind: kind, databaseUrl: url } as AppConfig;
+  const config = { databaseKind: kind, database: readDatabaseUrl(url) } as AppConfig;
   const driver = new PostgresDriver(config);
   const lookup = new RedirectLookup(config, driver);
   drivers.set(lookup, driver);

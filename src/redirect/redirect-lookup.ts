@@ -5,7 +5,7 @@ import type pg from 'pg';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { PostgresDriver } from '../database/postgres-driver.js';
-import { sqliteFilePath } from '../../prisma/engine/database-url.js';
+import { sqliteFileOf } from '../../prisma/engine/database-url.js';
 
 /** Codes per PostgreSQL lookup query at most; a larger burst becomes several queries. */
 const POSTGRES_BATCH_SIZE = 256;
@@ -105,7 +105,7 @@ export class RedirectLookup implements OnApplicationShutdown {
 
   private sqliteLookup(): SqliteLookup {
     if (!this.sqlite) {
-      const db = new Database(sqliteFilePath(this.config.databaseUrl), {
+      const db = new Database(sqliteFileOf(this.config.database), {
         readonly: true,
         fileMustExist: true,
         timeout: 5000,

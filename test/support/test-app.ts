@@ -27,13 +27,13 @@ export interface TestApp {
  */
 export async function startTestApp(env: Record<string, string> = {}, existing?: TestDatabase): Promise<TestApp> {
   const database = existing ?? (await createTestDatabase());
-  await prepareDatabase(database.url, { migrateOnStart: true, log: () => undefined });
   const config = loadConfig({
     DATABASE_URL: database.url,
     SHORT_BASE_URL: TEST_SHORT_BASE_URL,
     LOG_LEVEL: 'silent',
     ...env,
   });
+  await prepareDatabase(config.database, { migrateOnStart: true, log: () => undefined });
   const app = await createApp(config);
   // A spec that needs the address before start-up (e.g. SHORT_BASE_URL=http://localhost:PORT for
   // passkeys) passes PORT; otherwise any free port.
