@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sqliteFilePath } from '../prisma/engine/database-url.js';
-import { runSource } from './support/run-source.js';
+import { shortlinkInProcess } from './support/cli-in-process.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 import { startTestApp } from './support/test-app.js';
 import { createTestDatabase, testDatabaseKind, type TestDatabase } from './support/test-database.js';
@@ -10,7 +10,7 @@ import { createTestDatabase, testDatabaseKind, type TestDatabase } from './suppo
 /** `shortlink backup`, run as a real process beside a real server under write load. */
 describe('shortlink backup', () => {
   let database: TestDatabase;
-  const shortlink = (args: string[]) => runSource('src/cli/main.ts', args, { DATABASE_URL: database.url });
+  const shortlink = (args: string[]) => shortlinkInProcess(args, { DATABASE_URL: database.url });
 
   beforeAll(async () => {
     database = await createTestDatabase();

@@ -6,8 +6,7 @@ import { createTestDatabase, type TestDatabase } from './support/test-database.j
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { childEnv, completion, PROJECT_ROOT, runSource, type ProcessResult } from './support/run-source.js';
 import { spawn } from 'node:child_process';
-import { Readable } from 'node:stream';
-import { runCli } from '../src/cli/cli.js';
+import { shortlinkInProcess } from './support/cli-in-process.js';
 
 /**
  * The `shortlink` tool on the spec's database: its commands run in this process through `runCli`
@@ -17,18 +16,8 @@ import { runCli } from '../src/cli/cli.js';
  */
 describe('shortlink CLI', () => {
   let database: TestDatabase;
-  const shortlink = async (
-    args: string[],
-    env: Record<string, string> = {},
-    stdin?: string,
-  ): Promise<ProcessResult> => {
-    let stdout = '';
-    let stderr = '';
-    const output = { out: (text: string) => void (stdout += text), err: (text: string) => void (stderr += text) };
-    const input = Readable.from(stdin === undefined ? [] : [Buffer.from(stdin)]);
-    const status = await runCli(args, childEnv({ DATABASE_URL: database.url, ...env }), output, input);
-    return { status, signal: null, stdout, stderr };
-  };
+  const shortlink = (args: string[], env: Record<string, string> = {}, stdin?: string): Promise<ProcessResult> =>
+    shortlinkInProcess(args, { DATABASE_URL: database.url, ...env }, stdin);
   const email = 'Owner@Example.test';
 
   beforeAll(async () => {

@@ -5,17 +5,18 @@ import { parse } from 'csv-parse/sync';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { eventually } from './support/eventually.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
-import { runSource, type ProcessResult } from './support/run-source.js';
+import { shortlinkInProcess } from './support/cli-in-process.js';
+import type { ProcessResult } from './support/run-source.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 
-/** `shortlink links import` and `export`, run as real processes on the spec's database. */
+/** `shortlink links import` and `export` on the spec's database (in-process, as `runCli` runs them). */
 describe('shortlink links import / export', () => {
   let database: TestDatabase;
   let testApp: TestApp;
   let dir: string;
   const shortlink = (args: string[]): Promise<ProcessResult> =>
-    runSource('src/cli/main.ts', args, { DATABASE_URL: database.url });
+    shortlinkInProcess(args, { DATABASE_URL: database.url });
   const csvFile = (name: string, content: string | Buffer) => {
     const path = join(dir, name);
     writeFileSync(path, content);
@@ -36,7 +37,11 @@ describe('shortlink links import / export', () => {
   });
 
   it.each([
-    ['YOURLS', 'keyword,url,title,timestamp,ip,clicks\nyourls1,https://example.com/y,Title,2024-01-02 03:04:05,127.0.0.1,7\n', 'yourls1'],
+    [
+      'YOURLS',
+      'keyword,url,title,timestamp,ip,clicks\nyourls1,https://example.com/y,Title,2024-01-02 03:04:05,127.0.0.1,7\n',
+      'yourls1',
+    ],
     ['Shlink', 'shortCode,longUrl,title,tags\nshlink1,https://example.com/s,,"a,b"\n', 'shlink1'],
     ['Kutt', 'target,address,description\nhttps://example.com/k,kutt-addr,desc\n', undefined],
     ['Bitly', 'created_at,title,long_url,link\n2024-01-01,Title,https://example.com/b,https://bit.ly/x\n', undefined],
@@ -128,7 +133,10 @@ describe('shortlink links import / export', () => {
     const rows = parse<Record<string, string>>(exported.stdout, { columns: true });
     expect(Object.keys(rows[0])).toEqual(['code', 'url', 'created_at', 'clicks', 'expires_at']);
     expect(rows.find((row) => row.code === 'rt-one')).toMatchObject({ clicks: '2' });
-    expect(rows.find((row) => row.code === 'rt-two')).toMatchObject({ expires_at: '2099-06-01T12:00:00.000Z', clicks: '0' });
+    expect(rows.find((row) => row.code === 'rt-two')).toMatchObject({
+      expires_at: '2099-06-01T12:00:00.000Z',
+      clicks: '0',
+    });
 
     // Codes are global: move the links by deleting them first, as when leaving an old instance.
     await testApp.app.get(PrismaService).link.deleteMany({ where: { accountId: source.accountId } });

@@ -3,7 +3,7 @@ import { generate } from 'otplib';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { newClient } from './support/factories.js';
 import { Browser } from './support/form-browser.js';
-import { runSource } from './support/run-source.js';
+import { shortlinkInProcess } from './support/cli-in-process.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const newEmail = () => `tf-${randomBytes(4).toString('hex')}@example.test`;
@@ -207,15 +207,15 @@ describe('Two-factor sign-in (TOTP)', () => {
     const { email } = await withTwoFactor();
     const env = { DATABASE_URL: testApp.database.url };
 
-    const reset = await runSource('src/cli/main.ts', ['account', 'reset-2fa', email], env);
+    const reset = await shortlinkInProcess(['account', 'reset-2fa', email], env);
     expect(reset.stderr).toBe('');
     expect(reset.status).toBe(0);
     expect(reset.stdout).toBe(`Two-factor sign-in turned off for ${email}\n`);
     expect((await signIn(email)).headers.get('location')).toBe('/dashboard');
 
-    const again = await runSource('src/cli/main.ts', ['account', 'reset-2fa', email], env);
+    const again = await shortlinkInProcess(['account', 'reset-2fa', email], env);
     expect(again.stdout).toMatch(/was not on/);
-    const unknown = await runSource('src/cli/main.ts', ['account', 'reset-2fa', 'nobody@example.test'], env);
+    const unknown = await shortlinkInProcess(['account', 'reset-2fa', 'nobody@example.test'], env);
     expect(unknown.status).toBe(1);
     expect(unknown.stderr).toMatch(/No account for nobody@example.test/);
   });
