@@ -17,8 +17,9 @@ import { MigrationError, prepareDatabase } from './database/startup-migrations.j
  *   flight at that moment) piled up to 250 MB. 30 % more than the live heap (plus V8's own
  *   minimum step) bounds it, at the cost of more frequent, mostly concurrent, full collections.
  *
- * Both are read when V8 compiles a module or sizes the heap, so setting them here, before the
- * first of either, is enough; they apply to this process only (not to the CLI or the tests).
+ * V8 reads the first when it compiles a WebAssembly module (the schema engine's, at migration)
+ * and the second whenever a full collection sets the next limit, so setting them here, before
+ * either, is enough. They apply to the service only, not to the CLI or the tests.
  */
 function tuneV8(): void {
   v8.setFlagsFromString('--liftoff-only');
