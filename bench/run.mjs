@@ -52,6 +52,12 @@ const API_CONNECTIONS = 10;
 const MISS_SERVICE_ENV = { REDIRECT_CACHE_SIZE: '0' };
 /** Items per call of the bulk scenario: the most one call takes. */
 const BULK_ITEMS = 1000;
+/**
+ * The memory budget: at up to this many links, no row may see this build's service above this
+ * peak RSS (self-hosters run it on 512 MiB machines, beside a database). Not enforced by --smoke,
+ * like the other budgets: its rows are too short for the heap to reach its working size.
+ */
+const MEMORY_BUDGET = { links: 100_000, peakMiB: 200 };
 /** Limits high enough never to trigger: the benchmark measures the work, not the 429s. */
 const UNLIMITED_ENV = { RATE_LIMIT_ANONYMOUS: '1000000000', RATE_LIMIT_TOKEN: '1000000000' };
 
@@ -612,6 +618,31 @@ async function runFlatCost(options, kind, report) {
   }
 }
 
+/**
+ * One check per database kind and link count within MEMORY_BUDGET: the highest peak RSS of this
+ * build's service over all its rows (every instance the group started: cached redirects, cold
+ * lookups and the API).
+ */
+function checkMemoryBudget(options, report) {
+  const groups = new Map();
+  for (const row of report.rows) {
+    if (row.target !== 'shortlink' || row.links > MEMORY_BUDGET.links || row.result.rss.peakMiB === null) continue;
+    const key = `${row.links}/${row.database}`;
+    const worst = groups.get(key);
+    if (!worst || row.result.rss.peakMiB > worst.result.rss.peakMiB) groups.set(key, row);
+  }
+  for (const row of groups.values()) {
+    const peak = row.result.rss.peakMiB;
+    report.check({
+      links: row.links,
+      database: row.database,
+      name: `peak RSS ≤ ${MEMORY_BUDGET.peakMiB} MiB`,
+      ok: options.smoke || peak <= MEMORY_BUDGET.peakMiB,
+      detail: `${Math.round(peak)} MiB at most, in "${row.scenario}"`,
+    });
+  }
+}
+
 /** What went wrong in a measurement: unexpected statuses, socket errors, timeouts, silence. */
 function problemsOf(result, expected) {
   const unexpected = Object.entries(result.statusCodes).filter(([code]) => code !== expected);
@@ -691,6 +722,7 @@ async function main() {
     for (const kind of options.databases) await runGroup(options, kind, links, report);
   }
   if (options.links.length > 1) for (const kind of options.databases) await runFlatCost(options, kind, report);
+  checkMemoryBudget(options, report);
   const rows = report.withRatios();
   const finishedAt = new Date();
   const meta = {

@@ -54,10 +54,10 @@ const TRIM = {
   // Query compilers (copied by `prisma generate`, which runs in the build stage), Prisma Studio's
   // page, and the helper that opens it in a browser.
   prisma: [/^build\/query_compiler_/, /^build\/studio\.(js|css)$/, /^build\/xdg-open$/],
-  // The generated clients (ES modules, prisma/*/schema.prisma) import the `fast` compiler of
+  // The generated clients (ES modules, prisma/*/schema.prisma) import the `small` compiler of
   // SQLite and PostgreSQL as .mjs; the others are for other databases, builds and module formats.
   '@prisma/client': [
-    /^runtime\/query_compiler_(?!fast_bg\.(sqlite|postgresql)\.(mjs|wasm-base64\.mjs)$)/,
+    /^runtime\/query_compiler_(?!small_bg\.(sqlite|postgresql)\.(mjs|wasm-base64\.mjs)$)/,
     /^runtime\/wasm-compiler-edge\./,
   ],
   // prisma/engine/wasm-engine.js reads the same engine from the prisma package (build/), and

@@ -56,7 +56,7 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     bodyParser: false,
   });
   registerRequestLogging(adapter.getInstance());
-  await registerSecurityHeaders(app, config);
+  registerSecurityHeaders(app, config);
   await registerCrossOrigin(app, config);
   return configureApp(app);
 }
