@@ -26,14 +26,7 @@ import {
   startProcess,
   waitForHttp,
 } from './lib/processes.mjs';
-import {
-  CLICK_HISTORY_DAYS,
-  OWNED_LINKS,
-  benchAccount,
-  linkTotals,
-  seedPostgres,
-  seedSqlite,
-} from './lib/seed.mjs';
+import { CLICK_HISTORY_DAYS, OWNED_LINKS, benchAccount, linkTotals, seedPostgres, seedSqlite } from './lib/seed.mjs';
 import { formatFlatCostTable, formatTable, totalCpu } from './lib/report.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -278,18 +271,16 @@ async function startBaselines(links) {
  */
 async function prepareBenchDatabase(kind, links, account, owned, root = ROOT) {
   const migrations = pathToFileURL(join(root, 'dist', 'src', 'database', 'startup-migrations.js')).href;
-  // Another build migrates in a process of its own: two schema engines in one process clash.
-  const migrate =
-    root === ROOT
-      ? async (url) => {
-          const { prepareDatabase } = await import(migrations);
-          await prepareDatabase(url, { migrateOnStart: true, log: () => undefined });
-        }
-      : async (url) => {
-          const script = `const { prepareDatabase } = await import(${JSON.stringify(migrations)});
-            await prepareDatabase(process.argv[1], { migrateOnStart: true, log: () => undefined });`;
-          execFileSync(process.execPath, ['--input-type=module', '-e', script, url], { cwd: root, stdio: 'inherit' });
-        };
+  const urlReader = pathToFileURL(join(root, 'dist', 'prisma', 'engine', 'database-url.js')).href;
+  // Builds since the one DATABASE_URL reader take its description of the database; older builds
+  // (`--before`) take the URL itself.
+  const script = `const { prepareDatabase } = await import(${JSON.stringify(migrations)});
+    const { readDatabaseUrl } = await import(${JSON.stringify(urlReader)}).catch(() => ({}));
+    const url = process.argv[1];
+    await prepareDatabase(readDatabaseUrl ? readDatabaseUrl(url) : url, { migrateOnStart: true, log: () => undefined });`;
+  // In a process of its own: two schema engines in one process clash (the benchmark's and another build's).
+  const migrate = async (url) =>
+    execFileSync(process.execPath, ['--input-type=module', '-e', script, url], { cwd: root, stdio: 'inherit' });
   if (kind === 'sqlite') {
     // On the same disk as everything else (not tmpfs), so fsync costs what it costs in production.
     const dir = mkdtempSync(join(os.tmpdir(), 'shortlink-bench-'));
@@ -468,7 +459,9 @@ async function runGroup(options, kind, links, report) {
           paths: ['/api/links/bulk'],
           headers: { 'content-type': 'application/json', 'x-api-key': account.token },
           body: JSON.stringify({
-            links: Array.from({ length: BULK_ITEMS }, (_, i) => ({ url: `https://example.com/bulk/${i}?campaign=bench` })),
+            links: Array.from({ length: BULK_ITEMS }, (_, i) => ({
+              url: `https://example.com/bulk/${i}?campaign=bench`,
+            })),
           }),
         },
         expected: '200',
