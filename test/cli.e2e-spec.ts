@@ -178,6 +178,20 @@ describe('shortlink CLI', () => {
       expect(result.stderr).toContain('--scopes');
     });
 
+    it.each([' ', 'x'.repeat(101)])(
+      "refuses the token name %j (TokensService's rule, said as --name), creating nothing",
+      async (name) => {
+        const before = JSON.parse((await shortlink(['token', 'list', email])).stdout) as unknown[];
+
+        const result = await shortlink(['token', 'create', email, '--name', name]);
+
+        expect(result).toMatchObject({ status: 1, stdout: '' });
+        expect(result.stderr).toMatch(/^shortlink: --name: /);
+        const after = JSON.parse((await shortlink(['token', 'list', email])).stdout) as unknown[];
+        expect(after).toHaveLength(before.length);
+      },
+    );
+
     it('refuses a token for an unknown account', async () => {
       const result = await shortlink(['token', 'create', 'nobody@example.test']);
 

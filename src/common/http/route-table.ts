@@ -7,8 +7,8 @@ import type { FastifyInstance } from 'fastify';
  * - pages: the only paths that take form bodies (the rest of the service is JSON-only);
  * - cross-origin: the only paths that answer CORS;
  * - logging: the paths whose requests are not logged (health probes every few seconds).
- * A spec (test/route-table.e2e-spec.ts) fails when the application serves a route whose first
- * segment is missing here.
+ * The service refuses to start with a route whose first segment is missing here
+ * (`requireListedRoutes`, test/route-table.e2e-spec.ts).
  */
 export interface TopLevelRoute {
   /**
