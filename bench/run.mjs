@@ -534,7 +534,7 @@ async function runGroup(options, kind, links, report) {
       report.check({
         ...group,
         name: `${SCENARIOS[page]} ≤ 2 × ${SCENARIOS[api]} (CPU per call)`,
-        ok: options.smoke || ratio <= 2,
+        ...targetCheck(options, ratio <= 2),
         detail: `${Math.round(cpuPerCall[page])} µs against ${Math.round(cpuPerCall[api])} µs: ${ratio.toFixed(2)} ×`,
       });
     }
@@ -543,7 +543,7 @@ async function runGroup(options, kind, links, report) {
       report.check({
         ...group,
         name: 'bulk create ≥ 5 × single creation',
-        ok: options.smoke || ratio >= 5,
+        ...targetCheck(options, ratio >= 5),
         detail: `${Math.round(perSecond.bulk * BULK_ITEMS).toLocaleString('en')} links/s in bulk, ${Math.round(perSecond.create).toLocaleString('en')}/s one by one: ${ratio.toFixed(1)} ×`,
       });
     }
@@ -630,7 +630,7 @@ function checkMemoryBudget(options, report) {
       links: row.links,
       database: row.database,
       name: `peak RSS ≤ ${MEMORY_BUDGET.peakMiB} MiB`,
-      ok: options.smoke || peak <= MEMORY_BUDGET.peakMiB,
+      ...targetCheck(options, peak <= MEMORY_BUDGET.peakMiB),
       detail: `${Math.round(peak)} MiB at most, in "${row.scenario}"`,
     });
   }
@@ -645,6 +645,15 @@ function problemsOf(result, expected) {
     ...(result.timeouts ? [`${result.timeouts} timeouts`] : []),
     ...(result.answered === 0 ? ['no answers'] : []),
   ];
+}
+
+/**
+ * A performance target's verdict: `met` says whether the figure reached it, `ok` whether the run
+ * passes. --smoke measures too briefly for targets to mean anything, so it reports a miss without
+ * failing (and without a ✓ that would say the target was met).
+ */
+function targetCheck(options, met) {
+  return { met, ok: options.smoke || met };
 }
 
 function createReport() {
@@ -678,7 +687,8 @@ function createReport() {
     },
     check(check) {
       checks.push(check);
-      log(`    ${check.ok ? '✓' : '✗'} ${check.name}: ${check.detail}`);
+      const mark = check.ok && check.met === false ? '– (missed; not enforced by --smoke)' : check.ok ? '✓' : '✗';
+      log(`    ${mark} ${check.name}: ${check.detail}`);
     },
     /** Ratio of each row to bare node:http measured beside it (same request pattern and group). */
     withRatios() {
