@@ -28,6 +28,8 @@ const base = {
   transformIgnorePatterns: [`/node_modules/(?!(${ESM_ONLY_REQUIRED_FROM_CJS.join('|')})/)`],
   // Sources import siblings as './x.js' (NodeNext); map them back to the .ts file.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  // The SQLite writer's worker thread imports .ts files: it needs the loader (see the file).
+  setupFiles: ['<rootDir>/test/support/thread-loader.ts'],
 };
 
 /**
@@ -55,13 +57,13 @@ export default {
       ...base,
       displayName: 'sqlite',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      setupFiles: ['<rootDir>/test/support/use-sqlite.ts'],
+      setupFiles: [...base.setupFiles, '<rootDir>/test/support/use-sqlite.ts'],
     },
     {
       ...base,
       displayName: 'postgresql',
       testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'],
-      setupFiles: ['<rootDir>/test/support/use-postgresql.ts'],
+      setupFiles: [...base.setupFiles, '<rootDir>/test/support/use-postgresql.ts'],
     },
   ],
 };

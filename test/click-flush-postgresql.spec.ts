@@ -2,7 +2,8 @@
 // once. PostgreSQL only (SQLite logs them instead: test/click-log.spec.ts), so this spec makes
 // its own database.
 import { PrismaService } from '../src/database/prisma.service.js';
-import { PostgresClickSink } from '../src/clicks/postgres-click-sink.js';
+import { ClickSink } from '../src/clicks/click-sink.js';
+import type { PostgresClickSink } from '../src/clicks/postgres-click-sink.js';
 import type { CodeTally } from '../src/clicks/click-tally.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
@@ -44,7 +45,7 @@ describe('click flushes (PostgreSQL)', () => {
     const counts = codes.map((code, i) => [code, i + 1] as const);
 
     await testApp.app
-      .get(PostgresClickSink)
+      .get<ClickSink, PostgresClickSink>(ClickSink)
       .addClicks([...counts.map(([code, clicks]) => [code, onDay(clicks)] as const), ['gone4ever', onDay(3)]]);
 
     expect(await clicksOf(codes)).toEqual(counts.map(([, clicks]) => clicks));
@@ -63,7 +64,7 @@ describe('click flushes (PostgreSQL)', () => {
   it('writes concurrent batches of the same codes, given in opposite orders, without a deadlock', async () => {
     const codes = await createLinks('both', 2000);
     const counts = codes.map((code) => [code, onDay(1)] as const);
-    const repository = testApp.app.get(PostgresClickSink);
+    const repository = testApp.app.get<ClickSink, PostgresClickSink>(ClickSink);
 
     for (let round = 0; round < 5; round++) {
       await Promise.all([repository.addClicks(counts), repository.addClicks([...counts].reverse())]);

@@ -4,7 +4,8 @@
 import Database from 'better-sqlite3';
 import { sqliteFilePath } from '../prisma/engine/database-url.js';
 import { toSqliteDateTime } from '../src/database/sqlite-background-writer.js';
-import { SqliteClickSink } from '../src/clicks/sqlite-click-sink.js';
+import { ClickSink } from '../src/clicks/click-sink.js';
+import type { SqliteClickSink } from '../src/clicks/sqlite-click-sink.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { eventually } from './support/eventually.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -88,7 +89,7 @@ describe('click log (SQLite)', () => {
     expect(row('logged1')).toEqual({ clicks: 0, throughBatch: 0 });
     expect(loggedBatches()).toBeGreaterThan(0);
 
-    await testApp.app.get(SqliteClickSink).fold();
+    await testApp.app.get<ClickSink, SqliteClickSink>(ClickSink).fold();
 
     expect(row('logged1')).toMatchObject({ clicks: 5 });
     expect(row('logged1')!.throughBatch).toBeGreaterThan(0);
@@ -111,7 +112,7 @@ describe('click log (SQLite)', () => {
     await visit('reborn1', 2);
     await eventually(async () => expect(await apiClicks('reborn1')).toBe(2));
 
-    await testApp.app.get(SqliteClickSink).fold();
+    await testApp.app.get<ClickSink, SqliteClickSink>(ClickSink).fold();
 
     expect(row('reborn1')).toMatchObject({ clicks: 2 });
     expect(await apiClicks('reborn1')).toBe(2);
@@ -175,7 +176,7 @@ describe('click log (SQLite)', () => {
 
     let folded = false;
     const fold = testApp.app
-      .get(SqliteClickSink)
+      .get<ClickSink, SqliteClickSink>(ClickSink)
       .fold()
       .then(() => (folded = true));
     const readsDuringFold: Array<Promise<void>> = [];
@@ -222,7 +223,7 @@ describe('click log (SQLite)', () => {
     insertLinks(codes);
     logBatch();
     await start();
-    const counter = testApp.app.get(SqliteClickSink);
+    const counter = testApp.app.get<ClickSink, SqliteClickSink>(ClickSink);
     let began = performance.now();
     await counter.fold();
     const unpacedMs = performance.now() - began;

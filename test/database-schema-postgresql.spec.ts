@@ -7,7 +7,8 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { PostgresDriver } from '../src/database/postgres-driver.js';
+import { DATABASE_CONNECTIONS } from '../src/database/database-connections.js';
+import type { PostgresPools } from '../src/database/postgres-pools.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { eventually } from './support/eventually.js';
 import { createAccountWithToken } from './support/factories.js';
@@ -136,11 +137,11 @@ describe('DATABASE_URL ?schema= on PostgreSQL', () => {
     expect(await query(url, `SELECT code FROM "${schema}".links`)).toEqual([{ code }]);
 
     // Every connection the service opens has the schema, alone, as its search_path.
-    const driver = testApp.app.get(PostgresDriver);
+    const pools = testApp.app.get<PostgresPools>(DATABASE_CONNECTIONS);
     const prismaClient = testApp.app.get(PrismaService);
     for (const searchPath of [
-      (await driver.hotPool!.query<{ search_path: string }>('SHOW search_path')).rows[0].search_path,
-      (await driver.prismaPool!.query<{ search_path: string }>('SHOW search_path')).rows[0].search_path,
+      (await pools.hot.pool.query<{ search_path: string }>('SHOW search_path')).rows[0].search_path,
+      (await pools.main.pool.query<{ search_path: string }>('SHOW search_path')).rows[0].search_path,
       (await prismaClient.$queryRawUnsafe<{ search_path: string }[]>('SHOW search_path'))[0].search_path,
     ]) {
       expect(searchPath).toBe(`"${schema}"`);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DirectReads, type DirectRead } from '../database/direct-reads.js';
+import { PreparedReads, preparedRead } from '../database/prepared-reads.js';
 import { PrismaService } from '../database/prisma.service.js';
 
 /** What authenticating a request needs of a token that is not revoked. */
@@ -9,12 +9,13 @@ export interface UsableTokenRecord {
   scopes: string;
 }
 
-const USABLE_TOKEN_SQL = 'SELECT id, account_id, scopes FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL';
-const USABLE_TOKEN_BY_HASH: DirectRead = {
+const USABLE_TOKEN_SQL =
+  'SELECT id, account_id AS "accountId", scopes FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL';
+const USABLE_TOKEN_BY_HASH = preparedRead<UsableTokenRecord>({
   name: 'usable-token-by-hash',
   sqlite: USABLE_TOKEN_SQL,
   postgresql: USABLE_TOKEN_SQL,
-};
+});
 
 export interface TokenRecord {
   id: string;
@@ -42,7 +43,7 @@ const TOKEN_FIELDS = {
 export class TokensRepository {
   constructor(
     private readonly prisma: PrismaService,
-    private readonly directReads: DirectReads,
+    private readonly preparedReads: PreparedReads,
   ) {}
 
   create(data: {
@@ -57,8 +58,7 @@ export class TokensRepository {
 
   /** The token with this hash unless it is revoked: the read every authenticated API call makes first. */
   async findUsableByHash(tokenHash: string): Promise<UsableTokenRecord | null> {
-    const row = await this.directReads.firstRow<[string, string, string]>(USABLE_TOKEN_BY_HASH, [tokenHash]);
-    return row ? { id: row[0], accountId: row[1], scopes: row[2] } : null;
+    return (await this.preparedReads.first(USABLE_TOKEN_BY_HASH, [tokenHash])) ?? null;
   }
 
   listForAccount(accountId: string): Promise<TokenRecord[]> {

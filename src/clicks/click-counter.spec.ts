@@ -1,6 +1,6 @@
 import { jest } from '@jest/globals';
 import type { AppConfig } from '../config/app-config.js';
-import type { PostgresDriver } from '../database/postgres-driver.js';
+import type { PostgresPool } from '../database/postgres-pools.js';
 import type { PrismaService } from '../database/prisma.service.js';
 import type { SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
 import { ClickCounter } from './click-counter.js';
@@ -19,7 +19,7 @@ function setup() {
     written.push([...counts]);
     return Promise.resolve();
   });
-  const sink = new PostgresClickSink({} as PostgresDriver);
+  const sink = new PostgresClickSink({} as PostgresPool);
   jest
     .spyOn(sink, 'addClicks')
     .mockImplementation((chunk) => addClicks(chunk.map(([code, days]) => [code, totalClicks(days)] as const)));
@@ -253,8 +253,7 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
         const counts = [...parseTally(json, '')].map(([code, days]) => [code, totalClicks(days)] as const);
         return { changes: 1, lastInsertRowid: await logClicks(counts, new Date(loggedAt)) };
       },
-      registerTask: () => undefined,
-      runTask: (_name: string, { spreadMs }: { spreadMs: number }) => foldClickLog(spreadMs),
+      runTask: (_task: unknown, { spreadMs }: { spreadMs: number }) => foldClickLog(spreadMs),
       hurry: hurryClickFold,
     } as unknown as SqliteBackgroundWriter;
     const prisma = { clickBatch: { findMany: loggedClickBatches } } as unknown as PrismaService;

@@ -1,8 +1,8 @@
 // The click fold: a task of the SQLite background writer (it runs on the writer's thread and
-// connection, see database/sqlite-background-writer.worker.ts), registered by SqliteClickSink.
+// connection, see database/sqlite-background-writer.worker.ts), run by SqliteClickSink.
 import type Database from 'better-sqlite3';
-import { foldDuty } from '../database/fold-pacing.js';
-import type { TaskContext, WriterTask } from '../database/sqlite-writer-protocol.js';
+import { taskDuty } from '../database/task-pacing.js';
+import { defineWriterTask, type TaskContext } from '../database/sqlite-writer-protocol.js';
 import { mergeCodeTally, parseTally, type CodeTally } from './click-tally.js';
 
 /** The task's arguments: how long the fold may take (0: as fast as it can, at shutdown). */
@@ -48,7 +48,7 @@ let foldMsPerLoggedChar: number | undefined;
  *   rowid order (the table's order: a page is read and written once, for all its rows) in
  *   transactions of FOLD_ROWS_PER_TRANSACTION rows; link inserts and new batches are handled
  *   between them. Visited in random order, the rows cost a read from the OS per row.
- * - Paced (fold-pacing.ts): the work runs in short slices spread over about `spreadMs`, at no
+ * - Paced (database/task-pacing.ts): the work runs in short slices spread over about `spreadMs`, at no
  *   more than half a core, so that the event loop never competes with a burst of it.
  * - Exact across crashes and retries: a row records the last batch it includes
  *   (`clicks_through_batch`), and gets only the batches after that one; its daily rows are
@@ -60,10 +60,9 @@ let foldMsPerLoggedChar: number | undefined;
  * - Each row is read again inside its transaction: one deleted since is skipped, or found again
  *   by its code if it was created again.
  */
-export const run: WriterTask = async (db, args, context) => {
-  const { spreadMs } = args as FoldArgs;
-  return fold(db, spreadMs, context);
-};
+export const foldClickLog = defineWriterTask<FoldArgs>(import.meta.url, 'foldClickLog', (db, { spreadMs }, context) =>
+  fold(db, spreadMs, context),
+);
 
 async function fold(db: Database.Database, spreadMs: number, context: TaskContext): Promise<number> {
   const rows = db.prepare('SELECT id, logged_at AS loggedAt, counts FROM click_batches ORDER BY id').all() as Array<{
@@ -75,7 +74,7 @@ async function fold(db: Database.Database, spreadMs: number, context: TaskContex
   const through = rows[rows.length - 1].id;
   const loggedChars = rows.reduce((sum, row) => sum + row.counts.length, 0);
   const pacer = context.pace(
-    foldDuty(foldMsPerLoggedChar === undefined ? undefined : foldMsPerLoggedChar * loggedChars, spreadMs),
+    taskDuty(foldMsPerLoggedChar === undefined ? undefined : foldMsPerLoggedChar * loggedChars, spreadMs),
   );
 
   const totals = new Map<string, Total>();

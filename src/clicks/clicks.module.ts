@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import type { AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../config/config.tokens.js';
+import { byDatabaseKind } from '../database/database-connections.js';
+import { PrismaService } from '../database/prisma.service.js';
 import { ClickCounter } from './click-counter.js';
 import { ClickSink } from './click-sink.js';
 import { ClicksController } from './clicks.controller.js';
@@ -22,14 +22,11 @@ import { SqliteClickSink } from './sqlite-click-sink.js';
     ClicksRepository,
     ClicksService,
     LoggedClicks,
-    PostgresClickSink,
-    SqliteClickSink,
-    {
-      provide: ClickSink,
-      inject: [APP_CONFIG, PostgresClickSink, SqliteClickSink],
-      useFactory: (config: AppConfig, postgres: PostgresClickSink, sqlite: SqliteClickSink): ClickSink =>
-        config.databaseKind === 'postgresql' ? postgres : sqlite,
-    },
+    byDatabaseKind(ClickSink, {
+      inject: [PrismaService, LoggedClicks],
+      sqlite: ({ writer }, prisma: PrismaService, logged: LoggedClicks) => new SqliteClickSink(prisma, writer, logged),
+      postgresql: ({ hot }) => new PostgresClickSink(hot),
+    }),
   ],
   exports: [ClickCounter, ClicksService, LoggedClicks],
 })

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DirectReads, type DirectRead } from '../database/direct-reads.js';
+import { PreparedReads, preparedRead } from '../database/prepared-reads.js';
 
 /** A link's row as the analytics read it. */
 export interface ClickedLink {
@@ -16,39 +16,50 @@ export interface LinkClickRows {
   referrers: Array<{ host: string; clicks: number }>;
 }
 
+/** The row of LINK_CLICKS: dates as SQLite's ISO text or PostgreSQL's epoch milliseconds. */
+interface LinkClicksRow {
+  code: string;
+  clicks: number;
+  createdAt: string | number;
+  clicksThroughBatch: number;
+  /** JSON arrays: text from SQLite, already parsed by the `pg` driver. */
+  days: string | Array<[string, number | string]>;
+  referrers: string | Array<[string, number | string]>;
+}
+
 /**
  * The link, its daily rows from day $2 on and its top $3 referrer hosts over them (all of them
  * when $3 is null), in one statement, so from one snapshot whatever a fold does meanwhile:
  * the row's count, its daily rows and the last click batch they include agree. The rows come as
  * JSON arrays of [day, clicks] and [host, clicks]: a year of days is one value to convert, not
- * 366 rows. Dates as SQLite's ISO text or PostgreSQL's epoch milliseconds.
+ * 366 rows.
  */
-const LINK_CLICKS: DirectRead = {
+const LINK_CLICKS = preparedRead<LinkClicksRow>({
   name: 'link-clicks',
-  sqlite: `SELECT l.code, l.clicks, l.created_at, l.clicks_through_batch,
+  sqlite: `SELECT l.code, l.clicks, l.created_at AS "createdAt", l.clicks_through_batch AS "clicksThroughBatch",
       (SELECT json_group_array(json_array(day, clicks)) FROM link_daily_clicks
-        WHERE code = l.code AND day >= $2),
+        WHERE code = l.code AND day >= $2) AS days,
       (SELECT json_group_array(json_array(host, clicks)) FROM (
         SELECT host, sum(clicks) AS clicks FROM link_daily_referrers WHERE code = l.code AND day >= $2
-        GROUP BY host ORDER BY clicks DESC, host ASC LIMIT coalesce($3, -1)))
+        GROUP BY host ORDER BY clicks DESC, host ASC LIMIT coalesce($3, -1))) AS referrers
     FROM links l WHERE l.code = $1 AND l.account_id = $4`,
-  postgresql: `SELECT l.code, l.clicks, (extract(epoch FROM l.created_at) * 1000)::float8, l.clicks_through_batch,
+  postgresql: `SELECT l.code, l.clicks, (extract(epoch FROM l.created_at) * 1000)::float8 AS "createdAt",
+      l.clicks_through_batch AS "clicksThroughBatch",
       (SELECT coalesce(json_agg(json_build_array(day, clicks)), '[]') FROM link_daily_clicks
-        WHERE code = l.code AND day >= $2),
+        WHERE code = l.code AND day >= $2) AS days,
       (SELECT coalesce(json_agg(json_build_array(host, clicks)), '[]') FROM (
         SELECT host, sum(clicks) AS clicks FROM link_daily_referrers WHERE code = l.code AND day >= $2
-        GROUP BY host ORDER BY clicks DESC, host ASC LIMIT $3::int8) AS top)
+        GROUP BY host ORDER BY clicks DESC, host ASC LIMIT $3::int8) AS top) AS referrers
     FROM links l WHERE l.code = $1 AND l.account_id = $4`,
-};
-
-type LinkClicksRow = [string, number, string | number, number, string | unknown[], string | unknown[]];
+});
 
 /** A JSON array column: text from SQLite, already parsed by the `pg` driver. */
-const jsonArray = <T>(value: string | unknown[]): T[] => (typeof value === 'string' ? JSON.parse(value) : value) as T[];
+const jsonPairs = (value: LinkClicksRow['days']): Array<[string, number | string]> =>
+  typeof value === 'string' ? (JSON.parse(value) as Array<[string, number | string]>) : value;
 
 @Injectable()
 export class ClicksRepository {
-  constructor(private readonly directReads: DirectReads) {}
+  constructor(private readonly preparedReads: PreparedReads) {}
 
   /**
    * The account's link `code` with its daily rows and referrer totals from `fromDay` on, or null
@@ -60,23 +71,18 @@ export class ClicksRepository {
     fromDay: string,
     referrerLimit: number | undefined,
   ): Promise<LinkClickRows | null> {
-    const row = await this.directReads.firstRow<LinkClicksRow>(LINK_CLICKS, [
-      code,
-      fromDay,
-      referrerLimit ?? null,
-      accountId,
-    ]);
+    const row = await this.preparedReads.first(LINK_CLICKS, [code, fromDay, referrerLimit ?? null, accountId]);
     if (!row) return null;
-    const [linkCode, clicks, createdAt, clicksThroughBatch, days, referrers] = row;
     return {
       link: {
-        code: linkCode,
-        clicks: Number(clicks),
-        createdAt: new Date(createdAt),
-        clicksThroughBatch: Number(clicksThroughBatch),
+        code: row.code,
+        clicks: Number(row.clicks),
+        createdAt: new Date(row.createdAt),
+        clicksThroughBatch: Number(row.clicksThroughBatch),
       },
-      days: jsonArray<[string, number]>(days).map(([day, dayClicks]) => ({ day, clicks: Number(dayClicks) })),
-      referrers: jsonArray<[string, number]>(referrers).map(([host, hostClicks]) => ({
+      // Sums are bigint on PostgreSQL, which json_agg writes as JSON numbers; Number() either way.
+      days: jsonPairs(row.days).map(([day, dayClicks]) => ({ day, clicks: Number(dayClicks) })),
+      referrers: jsonPairs(row.referrers).map(([host, hostClicks]) => ({
         host,
         clicks: Number(hostClicks),
       })),

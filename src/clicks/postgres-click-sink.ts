@@ -1,5 +1,5 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { PostgresDriver } from '../database/postgres-driver.js';
+import { Logger } from '@nestjs/common';
+import type { PostgresPool } from '../database/postgres-pools.js';
 import { ClickSink } from './click-sink.js';
 import type { ClickTally, CodeTally } from './click-tally.js';
 
@@ -9,13 +9,12 @@ export const CLICK_FLUSH_BATCH_SIZE = 500;
 /**
  * PostgreSQL: each flush goes straight into `links.clicks` and the daily rows, as several
  * instances share the database and each must see the others' counts (they add up: every write
- * adds to what is there).
+ * adds to what is there). On the hot pool, beside the redirect lookups.
  */
-@Injectable()
 export class PostgresClickSink extends ClickSink {
   private readonly logger = new Logger(PostgresClickSink.name);
 
-  constructor(private readonly postgres: PostgresDriver) {
+  constructor(private readonly pool: PostgresPool) {
     super();
   }
 
@@ -90,7 +89,7 @@ export class PostgresClickSink extends ClickSink {
       linkCodes.push(code);
       linkClicks.push(total);
     }
-    await this.postgres.hotPool!.query({
+    await this.pool.query({
       name: 'add-clicks',
       text: `WITH "added" AS (
           UPDATE "links" SET "clicks" = "links"."clicks" + "batch"."clicks"

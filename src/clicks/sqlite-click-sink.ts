@@ -1,7 +1,7 @@
-import { Injectable, Logger } from '@nestjs/common';
-import { PrismaService } from '../database/prisma.service.js';
-import { SqliteBackgroundWriter, siblingModule, toSqliteDateTime } from '../database/sqlite-background-writer.js';
-import type { FoldArgs } from './click-log-fold.js';
+import { Logger } from '@nestjs/common';
+import type { PrismaService } from '../database/prisma.service.js';
+import { toSqliteDateTime, type SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
+import { foldClickLog } from './click-log-fold.js';
 import { ClickSink } from './click-sink.js';
 import { parseTally, serializeTally, utcDay, type ClickTally } from './click-tally.js';
 import { LoggedClicks } from './logged-clicks.js';
@@ -15,13 +15,11 @@ export const FOLD_AFTER_LOGGED_CODES = 200_000;
 export const FOLD_AFTER_MS = 60_000;
 /**
  * A fold due by size or age is spread over this share of the time its batches took to be logged
- * (see fold-pacing.ts): under steady load the writer then folds at a low, even pace instead of
+ * (see database/task-pacing.ts): under steady load the writer then folds at a low, even pace instead of
  * in bursts that take CPU from the event loop all at once. Below 1, so a fold ends before the
  * next one is due.
  */
 export const FOLD_SPREAD_SHARE = 0.75;
-/** The fold's name among the background writer's tasks (see click-log-fold.ts). */
-const FOLD_TASK = 'foldClicks';
 
 /**
  * SQLite (one instance): each flush is appended to the click log (`click_batches`) as one row,
@@ -33,7 +31,6 @@ const FOLD_TASK = 'foldClicks';
  * log are counted from start-up and folded with the next fold. Readers add the logged clicks a
  * row does not include yet (LoggedClicks), so counts are as fresh as on PostgreSQL.
  */
-@Injectable()
 export class SqliteClickSink extends ClickSink {
   private readonly logger = new Logger(SqliteClickSink.name);
   private folding?: Promise<void>;
@@ -44,7 +41,6 @@ export class SqliteClickSink extends ClickSink {
     private readonly loggedClicks: LoggedClicks,
   ) {
     super();
-    writer.registerTask(FOLD_TASK, siblingModule(import.meta.url, 'click-log-fold'));
   }
 
   async start(): Promise<void> {
@@ -103,7 +99,7 @@ export class SqliteClickSink extends ClickSink {
   async fold(spreadMs = 0): Promise<void> {
     while (this.folding) await this.folding;
     this.folding = this.writer
-      .runTask(FOLD_TASK, { spreadMs } satisfies FoldArgs)
+      .runTask(foldClickLog, { spreadMs })
       .then(
         (through) => this.loggedClicks.dropThrough(through),
         (error: unknown) => this.logger.warn(`Could not add the click log to the links, will retry: ${String(error)}`),

@@ -2,12 +2,9 @@ import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import { PrismaPg } from '@prisma/adapter-pg';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type pg from 'pg';
 import { PrismaClient as PostgresClient } from '../generated/postgresql/client.js';
 import { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
-// DATABASE_URL as the one reader, shared with prisma.config.ts and the migrator, describes it
-// (config.database), so the service and the migrations open one file, or one schema.
-import type { DatabaseTarget } from '../../prisma/engine/database-url.js';
+import type { DatabaseConnections } from './database-connections.js';
 
 /**
  * Both generated clients expose the same models (a test keeps the two schemas identical), so
@@ -16,21 +13,22 @@ import type { DatabaseTarget } from '../../prisma/engine/database-url.js';
 export type DatabaseClient = InstanceType<typeof SqliteClient>;
 
 /**
- * Creates the Prisma client for DATABASE_URL with the matching driver adapter. The SQLite file's
- * folder is created on first start so `npm start` works on a fresh clone. On PostgreSQL the
- * adapter runs on `PostgresDriver.prismaPool`, which link inserts share and which is sized and
- * ended there.
+ * Creates the Prisma client for the database in use, with the matching driver adapter: on SQLite
+ * a connection of its own to the file (whose folder is created on first start, so `npm start`
+ * works on a fresh clone); on PostgreSQL the main pool (`PostgresPools.main`), which the stores
+ * share and which is sized and ended there. Both are described by DATABASE_URL's one reader
+ * (config.database), shared with prisma.config.ts and the migrator, so the service and the
+ * migrations open one file, or one schema.
  */
-export function createDatabaseClient(database: DatabaseTarget, pool?: pg.Pool): DatabaseClient {
-  if (database.kind === 'sqlite') {
-    const { file } = database;
+export function createDatabaseClient(connections: DatabaseConnections): DatabaseClient {
+  if (connections.kind === 'sqlite') {
+    const { file } = connections;
     mkdirSync(dirname(file), { recursive: true });
     // A busy timeout lets the CLI and a running server share the file without SQLITE_BUSY.
     return new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 5000 }) });
   }
-  if (!pool) throw new Error('A PostgreSQL client runs on the driver pool (PostgresDriver.prismaPool)');
-  // The schema Prisma names in its queries; the pool's search_path is the same (PostgresDriver).
-  const client = new PostgresClient({ adapter: new PrismaPg(pool, { schema: database.schema }) });
+  // The schema Prisma names in its queries; the pools' search_path is the same (PostgresPools).
+  const client = new PostgresClient({ adapter: new PrismaPg(connections.main.pool, { schema: connections.schema }) });
   return client as unknown as DatabaseClient;
 }
 

@@ -2,8 +2,10 @@ import Database from 'better-sqlite3';
 import { copyFileSync, statSync } from 'node:fs';
 import type { Worker } from 'node:worker_threads';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
-import type { AppConfig } from '../config/app-config.js';
-import { readDatabaseUrl, sqliteFilePath } from '../../prisma/engine/database-url.js';
+import { sqliteFilePath } from '../../prisma/engine/database-url.js';
+import { openDatabaseConnections } from './database-connections.js';
+import { PostgresPools } from './postgres-pools.js';
+import { SqliteConnections } from './sqlite-connections.js';
 import { createDatabaseClient, tuneSqlite, type DatabaseClient } from './prisma-client.factory.js';
 import { SqliteBackgroundWriter, SqliteWriteError, SqliteWriterUnavailableError } from './sqlite-background-writer.js';
 
@@ -36,15 +38,14 @@ describe('SqliteBackgroundWriter', () => {
   beforeEach(async () => {
     database = await createTestDatabase('sqlite');
     file = sqliteFilePath(database.url);
-    prisma = createDatabaseClient(readDatabaseUrl(database.url));
+    prisma = createDatabaseClient(new SqliteConnections(file));
     await tuneSqlite(prisma);
     await prisma.$executeRawUnsafe('CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL)');
-    const config = { databaseKind: 'sqlite', database: readDatabaseUrl(database.url) } as AppConfig;
-    sut = new SqliteBackgroundWriter(config);
+    sut = new SqliteBackgroundWriter(file);
   });
 
   afterEach(async () => {
-    await sut.onApplicationShutdown();
+    await sut.close();
     await prisma.$disconnect();
     await database.drop();
   });
@@ -155,7 +156,7 @@ describe('SqliteBackgroundWriter', () => {
     await sut.run(INSERT, [1, 'one']);
     expect(statSync(`${file}-wal`).size).toBeGreaterThan(0);
 
-    await sut.onApplicationShutdown();
+    await sut.close();
 
     expect(statSync(`${file}-wal`).size).toBe(0);
     expect(rowsInMainFile()).toBe(1);
@@ -183,15 +184,21 @@ describe('SqliteBackgroundWriter', () => {
     expect(await count()).toBe(2);
   });
 
-  it('does nothing on PostgreSQL', async () => {
-    const postgres = new SqliteBackgroundWriter({
-      databaseKind: 'postgresql',
-      database: readDatabaseUrl('postgresql://unused'),
-    } as AppConfig);
-
-    expect(postgres.databaseIsSqlite).toBe(false);
-    await expect(postgres.run(INSERT, [1, 'one'])).rejects.toBeInstanceOf(SqliteWriterUnavailableError);
-    expect(workerOf(postgres)).toBeUndefined();
-    await postgres.onApplicationShutdown();
+  it('exists only on SQLite: PostgreSQL has its pools and no writer', async () => {
+    const sqlite = openDatabaseConnections({ kind: 'sqlite', url: `file:${file}`, file });
+    const postgres = openDatabaseConnections({
+      kind: 'postgresql',
+      url: 'postgresql://unused@127.0.0.1:1/unused',
+      schema: 'public',
+      connection: { host: '127.0.0.1', port: 1, database: 'unused', connectionTimeoutMillis: 1000, options: '' },
+    });
+    try {
+      expect(sqlite).toBeInstanceOf(SqliteConnections);
+      expect(postgres).toBeInstanceOf(PostgresPools);
+      expect('writer' in postgres).toBe(false);
+    } finally {
+      await sqlite.close();
+      await postgres.close();
+    }
   });
 });

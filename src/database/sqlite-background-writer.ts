@@ -1,9 +1,7 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { Worker } from 'node:worker_threads';
-import type { AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../config/config.tokens.js';
-import { sqliteFileOf } from '../../prisma/engine/database-url.js';
-import type { WriterOptions, WriterReply, WriterRequestBody } from './sqlite-writer-protocol.js';
+import { DatabaseUnavailableError } from './database-unavailable.js';
+import type { WriterOptions, WriterReply, WriterRequestBody, WriterTask } from './sqlite-writer-protocol.js';
 
 /** After an unexpected exit or a failed start, the next start is tried no sooner than this. */
 const RESTART_DELAY_MS = 1000;
@@ -17,18 +15,31 @@ const CLOSE_TIMEOUT_MS = 10_000;
 const WORKER_YOUNG_GENERATION_MB = 3;
 
 /**
- * Running from the TypeScript sources (the tests, `node --import …/swc-register.mjs src/main.ts`):
- * the worker thread and the task modules are .ts files, and the thread needs the same
- * transpiler. From dist/ they are the compiled .js files and the thread needs nothing.
+ * Running from the TypeScript sources: the worker thread and the task modules are .ts files, and
+ * the thread needs the module loader that compiles them. From dist/ they are the compiled .js
+ * files and the thread needs nothing.
  */
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
 
 /**
- * The URL of module `name` (no extension) beside the file at `metaUrl` (its `import.meta.url`),
- * as the writer's thread must import it: for registering a task (`registerTask`).
+ * The options the thread starts with: none of the parent's (Jest's, --eval input options) apply to
+ * it, and some would stop it from starting. From the sources, the module loaders the process was
+ * started with (`node --import <loader> src/main.ts`; the specs declare theirs the same way, see
+ * test/support/thread-loader.ts), which the thread needs to import .ts files.
  */
-export function siblingModule(metaUrl: string, name: string): string {
-  return new URL(`./${name}${FROM_SOURCE ? '.ts' : '.js'}`, metaUrl).href;
+function threadExecArgv(): string[] {
+  if (!FROM_SOURCE) return [];
+  const loaders: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i];
+    if (flag === '--import' || flag === '--loader' || flag === '--experimental-loader') {
+      if (i + 1 < argv.length) loaders.push(flag, argv[++i]);
+    } else if (/^--(import|loader|experimental-loader)=/.test(flag)) {
+      loaders.push(flag);
+    }
+  }
+  return loaders;
 }
 
 /** What a statement did: rows changed, and the rowid of the last row it inserted. */
@@ -47,7 +58,10 @@ export class SqliteWriterUnavailableError extends Error {
   override readonly name = 'SqliteWriterUnavailableError';
 }
 
-/** An error of the worker's connection, with the driver's code (`SQLITE_BUSY`, …) as `code`. */
+/**
+ * An error of the worker's connection, with the driver's code (`SQLITE_CONSTRAINT_…`) as `code`.
+ * (SQLITE_BUSY, the file locked past the busy timeout, comes as `DatabaseUnavailableError`.)
+ */
 export class SqliteWriteError extends Error {
   override readonly name = 'SqliteWriteError';
 
@@ -78,11 +92,10 @@ export function toSqliteDateTime(date: Date): string {
  *
  * The worker starts with the first write. If it dies, a later write starts a new one, no sooner
  * than a second after; meanwhile writes are refused with `SqliteWriterUnavailableError` (the
- * click counter retries its batches, link inserts go through Prisma). On PostgreSQL, whose driver
- * is asynchronous, this class does nothing.
+ * click counter retries its batches, link inserts go through Prisma). It exists only on SQLite
+ * (`SqliteConnections`); PostgreSQL's driver is asynchronous and needs nothing like it.
  */
-@Injectable()
-export class SqliteBackgroundWriter implements OnApplicationShutdown {
+export class SqliteBackgroundWriter {
   private readonly logger = new Logger(SqliteBackgroundWriter.name);
   private worker?: Worker;
   private starting?: Promise<void>;
@@ -91,14 +104,9 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
   /** No new worker is started before this time (ms since the epoch). */
   private retryAfter = 0;
   private closing = false;
-  private readonly tasks: Record<string, string> = {};
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
-
-  /** Whether writes should go through `run` (the database is SQLite). */
-  get databaseIsSqlite(): boolean {
-    return this.config.databaseKind === 'sqlite';
-  }
+  /** `file`: the SQLite database file, which must exist (start-up has created and migrated it). */
+  constructor(private readonly file: string) {}
 
   /**
    * Runs one statement on the worker's connection and resolves, once committed, with the number
@@ -116,21 +124,13 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
   }
 
   /**
-   * Makes a long task available to `runTask`: `moduleUrl` (see `siblingModule`) exports `run`, a
-   * `WriterTask`. Register before the first write (in a constructor): the worker learns its
-   * tasks when it starts.
+   * Runs `task` on the worker's connection, one task at a time, with other requests handled
+   * between its slices; resolves with what it resolves with.
    */
-  registerTask(name: string, moduleUrl: string): void {
-    this.tasks[name] = moduleUrl;
-  }
-
-  /**
-   * Runs a registered task on the worker's connection, one at a time, with other requests
-   * handled between its slices; resolves with what it resolves with.
-   */
-  async runTask(name: string, args: unknown): Promise<number> {
+  async runTask<Args>(task: WriterTask<Args>, args: Args): Promise<number> {
     await this.ensureStarted();
-    return (await this.request({ type: 'task', name, args })).changes;
+    const { moduleUrl, exportName } = task;
+    return (await this.request({ type: 'task', moduleUrl, exportName, args })).changes;
   }
 
   /** The paced task under way, if any, goes on at full speed (at shutdown, so that it does not hold it up). */
@@ -139,9 +139,12 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
     await this.request({ type: 'hurry' });
   }
 
-  // Global modules shut down last, so whoever flushes batches at shutdown (the click counter)
-  // has done so before this runs.
-  async onApplicationShutdown(): Promise<void> {
+  /**
+   * Ends the thread after a final WAL checkpoint. Called by the DatabaseModule at shutdown, after
+   * the feature modules' hooks: whoever flushes batches at shutdown (the click counter) has done
+   * so before this runs.
+   */
+  async close(): Promise<void> {
     this.closing = true;
     const worker = this.worker;
     if (!worker) return;
@@ -163,7 +166,6 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
    */
   private async ensureStarted(): Promise<void> {
     if (this.worker) return;
-    if (!this.databaseIsSqlite) throw new SqliteWriterUnavailableError('The database is not SQLite');
     if (this.closing) throw new SqliteWriterUnavailableError('The SQLite background writer has shut down');
     if (Date.now() < this.retryAfter)
       throw new SqliteWriterUnavailableError('The SQLite background writer is restarting');
@@ -185,17 +187,11 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
   }
 
   private async spawn(): Promise<void> {
-    const workerData: WriterOptions = {
-      file: sqliteFileOf(this.config.database),
-      busyTimeoutMs: 5000,
-      tasks: { ...this.tasks },
-    };
-    const worker = new Worker(new URL(siblingModule(import.meta.url, 'sqlite-background-writer.worker')), {
+    const workerData: WriterOptions = { file: this.file, busyTimeoutMs: 5000 };
+    const entry = new URL(`./sqlite-background-writer.worker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url);
+    const worker = new Worker(entry, {
       workerData,
-      // None of the parent's flags (Jest's, --eval input options) apply to the thread, and some
-      // would stop it from starting; from the sources it needs the transpiler the child-process
-      // specs use.
-      execArgv: FROM_SOURCE ? ['--import', new URL('../../test/support/swc-register.mjs', import.meta.url).href] : [],
+      execArgv: threadExecArgv(),
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     });
     await new Promise<void>((resolve, reject) => {
@@ -236,9 +232,11 @@ export class SqliteBackgroundWriter implements OnApplicationShutdown {
       case 'done':
         this.settle(reply.id)?.resolve({ changes: reply.changes, lastInsertRowid: reply.lastInsertRowid });
         break;
-      case 'failed':
-        this.settle(reply.id)?.reject(new SqliteWriteError(reply.message, reply.code));
+      case 'failed': {
+        const error = new SqliteWriteError(reply.message, reply.code);
+        this.settle(reply.id)?.reject(reply.code === 'SQLITE_BUSY' ? new DatabaseUnavailableError(error) : error);
         break;
+      }
       case 'ready':
         break;
     }

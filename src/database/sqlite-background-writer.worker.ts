@@ -1,9 +1,9 @@
 // The worker thread behind SqliteBackgroundWriter (sqlite-background-writer.ts): SQLite writes
 // that would otherwise stall the event loop, on a connection of its own. Generic: statements,
-// and long tasks that feature modules register (the click fold: clicks/click-log-fold.ts).
+// and long tasks that feature modules declare (`defineWriterTask`, e.g. clicks/click-log-fold.ts).
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
-import { FoldPacer } from './fold-pacing.js';
+import { TaskPacer } from './task-pacing.js';
 import type { TaskContext, WriterOptions, WriterReply, WriterRequest, WriterTask } from './sqlite-writer-protocol.js';
 
 type RunRequest = Extract<WriterRequest, { type: 'run' }>;
@@ -105,24 +105,25 @@ function runGroup(group: RunRequest[]): void {
 }
 
 /** The pacer of the task under way, if it paces itself: a `hurry` request speeds it up. */
-let pacer: FoldPacer | undefined;
+let pacer: TaskPacer | undefined;
 let taskRunning = false;
 const context: TaskContext = {
   pace(duty) {
-    pacer = new FoldPacer(duty);
+    pacer = new TaskPacer(duty);
     return pacer;
   },
 };
 
+type TaskRequest = Extract<WriterRequest, { type: 'task' }>;
+
 /** One task at a time; other requests are handled between its slices. */
-async function runTask(name: string, args: unknown): Promise<number> {
-  const url = options.tasks[name];
-  if (url === undefined) throw new Error(`No task called ${name} is registered`);
+async function runTask({ moduleUrl, exportName, args }: TaskRequest): Promise<number> {
   if (taskRunning) throw new Error(`A task is already running`);
   taskRunning = true;
   try {
-    const { run } = (await import(url)) as { run: WriterTask };
-    return await run(db, args, context);
+    const task = ((await import(moduleUrl)) as Record<string, Partial<WriterTask<unknown>> | undefined>)[exportName];
+    if (typeof task?.run !== 'function') throw new Error(`${moduleUrl} exports no writer task called ${exportName}`);
+    return await task.run(db, args, context);
   } finally {
     taskRunning = false;
     pacer = undefined;
@@ -138,7 +139,7 @@ function handle(request: WriterRequest): void {
         break;
       case 'task':
         // Asynchronous: it answers for itself.
-        runTask(request.name, request.args).then(
+        runTask(request).then(
           (value) => done(request, { changes: value, lastInsertRowid: 0 }),
           (error: unknown) => fail(request, error),
         );

@@ -1,50 +1,82 @@
-import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import Database from 'better-sqlite3';
-import { sqliteFileOf } from '../../prisma/engine/database-url.js';
-import type { AppConfig } from '../config/app-config.js';
-import { APP_CONFIG } from '../config/config.tokens.js';
+import { DatabaseUnavailableError } from './database-unavailable.js';
 
 /**
- * A read-only handle on the SQLite file for the API's frequent reads (listing and searching
- * links), with its prepared statements kept: through Prisma, interpreting the query and
- * converting its result cost several times the read itself. WAL mode (set by the app's Prisma
- * client) lets it read while the writers write; each read sees the latest commit. Opened on
- * first use, i.e. after start-up has created and migrated the file.
+ * Bytes of the SQLite file the handle reads through a memory map. Address space, not memory: the
+ * pages are the OS's page cache, shared, and dropped under pressure like any cached file page
+ * (they do show in the process's RSS). Over many links most lookups miss SQLite's own page cache
+ * (which it also empties whenever another connection commits, i.e. after every click batch or new
+ * link), and each missed page was a pread() system call and a copy; mapped, a page is read in place.
  */
-@Injectable()
-export class SqliteReader implements OnApplicationShutdown {
+const MMAP_BYTES = 1024 ** 3;
+
+/**
+ * The service's one read-only handle on the SQLite file, for the reads Prisma was measured too
+ * slow on (cold redirects, lists, searches, the token and session every request presents, a
+ * link's clicks), with its prepared statements kept. WAL mode (set by the app's Prisma client,
+ * see `tuneSqlite`) lets it read while the writers write; each read is a transaction of its own,
+ * so it sees the latest commit. better-sqlite3 is synchronous: acceptable for these indexed,
+ * microsecond-scale reads. Opened on first use, i.e. after start-up has created and migrated the
+ * file; a failed open is retried by the next read.
+ *
+ * Rows come as objects named by the query's column aliases, typed by the caller's row interface.
+ * SQLITE_BUSY (locked past the timeout) is reported as `DatabaseUnavailableError`.
+ */
+export class SqliteReader {
   private db?: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
+  constructor(private readonly file: string) {}
 
-  get databaseIsSqlite(): boolean {
-    return this.config.databaseKind === 'sqlite';
+  /** The first row `sql` answers with `params`; undefined when none. */
+  get<Row>(sql: string, ...params: unknown[]): Row | undefined {
+    try {
+      return this.statement(sql).get(...params) as Row | undefined;
+    } catch (error) {
+      throw sqliteReadFailure(error);
+    }
   }
 
-  /** The prepared statement for `sql`, rows as arrays of column values. */
-  rows<Row extends unknown[]>(sql: string, params: unknown[]): Row[] {
-    return this.statement(sql).raw(true).all(...params) as Row[];
+  /** Every row `sql` answers with `params`. */
+  all<Row>(sql: string, ...params: unknown[]): Row[] {
+    try {
+      return this.statement(sql).all(...params) as Row[];
+    } catch (error) {
+      throw sqliteReadFailure(error);
+    }
+  }
+
+  close(): void {
+    this.statements.clear();
+    this.db?.close();
+    this.db = undefined;
   }
 
   private statement(sql: string): Database.Statement {
     let statement = this.statements.get(sql);
     if (!statement) {
-      this.db ??= new Database(sqliteFileOf(this.config.database), {
-        readonly: true,
-        fileMustExist: true,
-        timeout: 5000,
-      });
-      statement = this.db.prepare(sql);
+      statement = this.handle().prepare(sql);
       this.statements.set(sql, statement);
     }
     return statement;
   }
 
-  // After the HTTP server has closed: no read is in flight.
-  onApplicationShutdown(): void {
-    this.statements.clear();
-    this.db?.close();
-    this.db = undefined;
+  private handle(): Database.Database {
+    if (!this.db) {
+      const db = new Database(this.file, { readonly: true, fileMustExist: true, timeout: 5000 });
+      try {
+        db.pragma(`mmap_size = ${MMAP_BYTES}`);
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+      this.db = db;
+    }
+    return this.db;
   }
+}
+
+function sqliteReadFailure(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' ? new DatabaseUnavailableError(error) : error;
 }

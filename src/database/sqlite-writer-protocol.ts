@@ -1,20 +1,18 @@
 // The messages between SqliteBackgroundWriter (the event loop's side) and its worker thread,
-// declared once for both.
+// declared once for both, and the tasks the thread runs.
 import type Database from 'better-sqlite3';
-import type { FoldPacer } from './fold-pacing.js';
+import type { TaskPacer } from './task-pacing.js';
 
 /** What the worker is started with (`workerData`). */
 export interface WriterOptions {
   file: string;
   busyTimeoutMs: number;
-  /** The long tasks it can run: name → URL of the module whose `run` export runs it. */
-  tasks: Record<string, string>;
 }
 
 export type WriterRequest =
   | { type: 'run'; id: number; sql: string; params: unknown[] }
-  /** A long task (e.g. the click fold), run in slices between the other requests. */
-  | { type: 'task'; id: number; name: string; args: unknown }
+  /** A long task (see `WriterTask`), run in slices between the other requests. */
+  | { type: 'task'; id: number; moduleUrl: string; exportName: string; args: unknown }
   /** The paced task under way, if any, goes on at full speed (at shutdown). */
   | { type: 'hurry'; id: number }
   | { type: 'close'; id: number };
@@ -35,8 +33,29 @@ export type WriterReply =
 /** What a task gets besides its connection and arguments. */
 export interface TaskContext {
   /** A pacer at `duty`, which a `hurry` request speeds up to full speed. */
-  pace(duty: number): FoldPacer;
+  pace(duty: number): TaskPacer;
 }
 
-/** The `run` export of a task module. */
-export type WriterTask = (db: Database.Database, args: unknown, context: TaskContext) => Promise<number>;
+/**
+ * A long piece of work that runs on the writer's thread and connection (e.g. the click fold),
+ * declared by the feature that owns it with `defineWriterTask`. The thread finds it by the URL
+ * of the module that declares it and the name it is exported under; `Args` types what
+ * `SqliteBackgroundWriter.runTask` sends it (structured-cloned to the thread).
+ */
+export interface WriterTask<Args> {
+  readonly moduleUrl: string;
+  readonly exportName: string;
+  readonly run: (db: Database.Database, args: Args, context: TaskContext) => Promise<number>;
+}
+
+/**
+ * Declares a writer task: `export const foldClickLog = defineWriterTask<FoldArgs>(import.meta.url,
+ * 'foldClickLog', async (db, args, context) => …)`. `exportName` must be the name of that export.
+ */
+export function defineWriterTask<Args>(
+  moduleUrl: string,
+  exportName: string,
+  run: WriterTask<Args>['run'],
+): WriterTask<Args> {
+  return { moduleUrl, exportName, run };
+}

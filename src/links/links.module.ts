@@ -5,11 +5,12 @@ import { LinkCache } from './link-cache.js';
 import { LinksController } from './links.controller.js';
 import { LinksRepository } from './links.repository.js';
 import { LinksService } from './links.service.js';
+import { linkStoreProvider } from './store/link-store.provider.js';
 
 @Module({
   imports: [ClicksModule, IdempotencyModule],
   controllers: [LinksController],
-  providers: [LinksRepository, LinksService, LinkCache],
+  providers: [linkStoreProvider, LinksRepository, LinksService, LinkCache],
   // Shared with the redirect module, one per instance: LinkCache is invalidated here.
   exports: [LinksService, LinkCache],
 })

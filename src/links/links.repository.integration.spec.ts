@@ -1,13 +1,24 @@
 import { jest } from '@jest/globals';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
-import type { AppConfig } from '../config/app-config.js';
-import { PostgresDriver } from '../database/postgres-driver.js';
+import { LoggedClicks } from '../clicks/logged-clicks.js';
+import { openDatabaseConnections } from '../database/database-connections.js';
+import { PostgresPools } from '../database/postgres-pools.js';
 import { createDatabaseClient, tuneSqlite, type DatabaseClient } from '../database/prisma-client.factory.js';
-import { SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
-import { SqliteReader } from '../database/sqlite-reader.js';
+import { SqliteConnections } from '../database/sqlite-connections.js';
 import { readDatabaseUrl } from '../../prisma/engine/database-url.js';
 import { prepareDatabase } from '../database/startup-migrations.js';
 import { LinksRepository } from './links.repository.js';
+import { PostgresLinkStore } from './store/postgres-link-store.js';
+import { SqliteLinkStore } from './store/sqlite-link-store.js';
+
+/** A stored row as the repository's records show it: without the click log's bookkeeping. */
+async function storedLink(prisma: DatabaseClient, code: string) {
+  const row = await prisma.link.findUnique({ where: { code } });
+  if (!row) return row;
+  const { clicksThroughBatch, ...record } = row;
+  expect(clicksThroughBatch).toBe(0);
+  return record;
+}
 
 /**
  * On SQLite, links are inserted by the background writer's connection when it runs and by
@@ -16,31 +27,28 @@ import { LinksRepository } from './links.repository.js';
 describe('LinksRepository on SQLite', () => {
   let database: TestDatabase;
   let prisma: DatabaseClient;
-  let writer: SqliteBackgroundWriter;
-  let reader: SqliteReader;
+  let sqlite: SqliteConnections;
   let sut: LinksRepository;
 
   beforeEach(async () => {
     database = await createTestDatabase('sqlite');
-    const config = { databaseKind: 'sqlite', database: readDatabaseUrl(database.url) } as AppConfig;
-    await prepareDatabase(config.database, { migrateOnStart: true, log: () => undefined });
-    prisma = createDatabaseClient(config.database);
+    const target = readDatabaseUrl(database.url);
+    await prepareDatabase(target, { migrateOnStart: true, log: () => undefined });
+    sqlite = openDatabaseConnections(target) as SqliteConnections;
+    prisma = createDatabaseClient(sqlite);
     await tuneSqlite(prisma);
-    writer = new SqliteBackgroundWriter(config);
-    reader = new SqliteReader(config);
-    sut = new LinksRepository(prisma, writer, new PostgresDriver(config), reader);
+    sut = new LinksRepository(prisma, new SqliteLinkStore(sqlite, prisma), new LoggedClicks());
   });
 
   afterEach(async () => {
-    reader.onApplicationShutdown();
-    await writer.onApplicationShutdown();
     await prisma.$disconnect();
+    await sqlite.close();
     await database.drop();
   });
 
   const insertAndReadBack = async (code: string) => {
     const created = await sut.insertIfCodeFree({ code, url: `https://example.com/${code}`, accountId: null });
-    const stored = await prisma.link.findUnique({ where: { code } });
+    const stored = await storedLink(prisma, code);
     return { created, stored };
   };
 
@@ -48,7 +56,7 @@ describe('LinksRepository on SQLite', () => {
     ['through the background writer', false],
     ['through Prisma when the writer has stopped', true],
   ])('inserts %s exactly what Prisma reads back', async (_path, stopWriter) => {
-    if (stopWriter) await writer.onApplicationShutdown();
+    if (stopWriter) await sqlite.writer.close();
 
     const { created, stored } = await insertAndReadBack('abc1234');
 
@@ -63,7 +71,7 @@ describe('LinksRepository on SQLite', () => {
     const second = await sut.insertIfCodeFree({ code: 'taken01', url: 'https://example.com/second', accountId: null });
 
     expect(second).toBeNull();
-    expect(await prisma.link.findUnique({ where: { code: 'taken01' } })).toEqual(first);
+    expect(await storedLink(prisma, 'taken01')).toEqual(first);
   });
 });
 
@@ -73,17 +81,17 @@ describe('LinksRepository on SQLite', () => {
  */
 describe('LinksRepository on PostgreSQL', () => {
   let database: TestDatabase;
-  let postgres: PostgresDriver;
+  let postgres: PostgresPools;
   let prisma: DatabaseClient;
   let sut: LinksRepository;
 
   beforeAll(async () => {
     database = await createTestDatabase('postgresql');
-    const config = { databaseKind: 'postgresql', database: readDatabaseUrl(database.url) } as AppConfig;
-    await prepareDatabase(config.database, { migrateOnStart: true, log: () => undefined });
-    postgres = new PostgresDriver(config);
-    prisma = createDatabaseClient(config.database, postgres.prismaPool);
-    sut = new LinksRepository(prisma, new SqliteBackgroundWriter(config), postgres, new SqliteReader(config));
+    const target = readDatabaseUrl(database.url);
+    await prepareDatabase(target, { migrateOnStart: true, log: () => undefined });
+    postgres = openDatabaseConnections(target) as PostgresPools;
+    prisma = createDatabaseClient(postgres);
+    sut = new LinksRepository(prisma, new PostgresLinkStore(postgres.main), new LoggedClicks());
   });
 
   afterEach(() => jest.restoreAllMocks());
@@ -100,7 +108,7 @@ describe('LinksRepository on PostgreSQL', () => {
       url: 'https://example.com/abc1234',
       accountId: null,
     });
-    const stored = await prisma.link.findUnique({ where: { code: 'abc1234' } });
+    const stored = await storedLink(prisma, 'abc1234');
 
     expect(created).not.toBeNull();
     expect(stored).toEqual(created);
@@ -110,7 +118,7 @@ describe('LinksRepository on PostgreSQL', () => {
   // `created_at` has no time zone and holds UTC: a Date would go in the process's local time,
   // which Jest cannot change in-process (the specs run in UTC), so the value sent is checked.
   it("sends the creation time as UTC text, whatever the process's time zone", async () => {
-    const query = jest.spyOn(postgres.prismaPool!, 'query');
+    const query = jest.spyOn(postgres.main.pool, 'query');
 
     const created = await sut.insertIfCodeFree({ code: 'utc0001', url: 'https://example.com/utc', accountId: null });
 
@@ -125,7 +133,7 @@ describe('LinksRepository on PostgreSQL', () => {
     const second = await sut.insertIfCodeFree({ code: 'taken01', url: 'https://example.com/second', accountId: null });
 
     expect(second).toBeNull();
-    expect(await prisma.link.findUnique({ where: { code: 'taken01' } })).toEqual(first);
+    expect(await storedLink(prisma, 'taken01')).toEqual(first);
   });
 
   it("stores the owner of an account's link", async () => {
@@ -137,7 +145,7 @@ describe('LinksRepository on PostgreSQL', () => {
       accountId: account.id,
     });
 
-    expect(await prisma.link.findUnique({ where: { code: 'owned01' } })).toEqual(created);
+    expect(await storedLink(prisma, 'owned01')).toEqual(created);
     expect(created?.accountId).toBe(account.id);
   });
 });

@@ -1,7 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { plainToInstance } from 'class-transformer';
 import { validateSync } from 'class-validator';
-import { LoggedClicks } from '../clicks/logged-clicks.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { DEFAULT_PAGE_SIZE, type PaginationQueryDto } from '../common/pagination/pagination-query.dto.js';
 import type { AppConfig } from '../config/app-config.js';
@@ -62,8 +61,7 @@ export type BulkItemResult = { link: LinkDto } | { error: ApiError };
  */
 const GENERATED_CODE_ATTEMPTS = 8;
 
-/** `clicks`: the row's count plus, on SQLite, the logged clicks it does not include yet. */
-function toLinkDto(link: LinkRecord, shortBaseUrl: string, clicks = link.clicks): LinkDto {
+function toLinkDto(link: LinkRecord, shortBaseUrl: string): LinkDto {
   return {
     code: link.code,
     short_url: `${shortBaseUrl}/${link.code}`,
@@ -71,7 +69,7 @@ function toLinkDto(link: LinkRecord, shortBaseUrl: string, clicks = link.clicks)
     created_at: link.createdAt.toISOString(),
     updated_at: link.updatedAt.toISOString(),
     expires_at: link.expiresAt?.toISOString() ?? null,
-    clicks,
+    clicks: link.clicks,
   };
 }
 
@@ -80,7 +78,6 @@ export class LinksService {
   constructor(
     private readonly links: LinksRepository,
     private readonly cache: LinkCache,
-    private readonly loggedClicks: LoggedClicks,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -237,9 +234,8 @@ export class LinksService {
     }
   }
 
-  /** A link read from the database, with the clicks logged since its row was last updated. */
   private toDto(link: LinkRecord): LinkDto {
-    return toLinkDto(link, this.config.shortBaseUrl, link.clicks + this.loggedClicks.clicksNotIn(link));
+    return toLinkDto(link, this.config.shortBaseUrl);
   }
 
   /** Every code of an account's links: what to drop from the caches once the account is deleted. */

@@ -7,7 +7,6 @@ import type { AppConfig } from '../config/app-config.js';
 import { LinkCache } from '../links/link-cache.js';
 import type { ClickCounter } from '../clicks/click-counter.js';
 import { RedirectFastPath } from './redirect-fast-path.js';
-import type { RedirectLookup } from './redirect-lookup.js';
 import { ServiceCounters } from '../metrics/service-counters.js';
 import { RedirectService } from './redirect.service.js';
 
@@ -29,7 +28,7 @@ async function setup(logLevel = 'info') {
   const record = jest.fn<(code: string, referer?: string) => void>();
   const service = new RedirectService(
     cache,
-    { findTarget: () => Promise.resolve(null) } as unknown as RedirectLookup,
+    { findTarget: () => Promise.resolve(null) },
     { record } as unknown as ClickCounter,
     new ServiceCounters(),
   );

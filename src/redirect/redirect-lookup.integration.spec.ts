@@ -4,10 +4,11 @@ import pg from 'pg';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
 import { freePort } from '../../test/support/free-port.js';
 import { toProblem } from '../common/errors/problem.js';
-import type { AppConfig } from '../config/app-config.js';
-import { PostgresDriver } from '../database/postgres-driver.js';
+import { openDatabaseConnections, type DatabaseConnections } from '../database/database-connections.js';
+import { DatabaseUnavailableError } from '../database/database-unavailable.js';
+import type { PostgresPools } from '../database/postgres-pools.js';
 import { readDatabaseUrl, sqliteFilePath } from '../../prisma/engine/database-url.js';
-import { RedirectLookup } from './redirect-lookup.js';
+import { PostgresRedirectLookup, SqliteRedirectLookup, type RedirectLookup } from './redirect-lookup.js';
 
 const LINKS_TABLE = 'CREATE TABLE links (code TEXT PRIMARY KEY, url TEXT NOT NULL, expires_at TIMESTAMP(3))';
 
@@ -49,23 +50,24 @@ async function postgresWriter(url: string): Promise<Writer> {
   };
 }
 
-/** The driver pool of each lookup under test: the app's DatabaseModule owns and ends it. */
-const drivers = new Map<RedirectLookup, PostgresDriver>();
+/** The connections of each lookup under test: the app's DatabaseModule owns and closes them. */
+const connectionsOf = new Map<RedirectLookup, DatabaseConnections>();
 
-function lookupFor(kind: 'sqlite' | 'postgresql', url: string): RedirectLookup {
-  const config = { databaseKind: kind, database: readDatabaseUrl(url) } as AppConfig;
-  const driver = new PostgresDriver(config);
-  const lookup = new RedirectLookup(config, driver);
-  drivers.set(lookup, driver);
+function lookupFor(_kind: 'sqlite' | 'postgresql', url: string): RedirectLookup {
+  const connections = openDatabaseConnections(readDatabaseUrl(url));
+  const lookup =
+    connections.kind === 'sqlite'
+      ? new SqliteRedirectLookup(connections.reader)
+      : new PostgresRedirectLookup(connections.hot);
+  connectionsOf.set(lookup, connections);
   return lookup;
 }
 
-/** What the app's shutdown does for a lookup: its own hook, then the DatabaseModule's pool. */
+/** What the app's shutdown does for a lookup: the DatabaseModule closes the connections. */
 async function closeLookup(lookup: RedirectLookup | undefined): Promise<void> {
   if (!lookup) return;
-  lookup.onApplicationShutdown();
-  await drivers.get(lookup)?.close();
-  drivers.delete(lookup);
+  await connectionsOf.get(lookup)?.close();
+  connectionsOf.delete(lookup);
 }
 
 describe.each([
@@ -192,7 +194,7 @@ describe('RedirectLookup on PostgreSQL under load', () => {
   });
 
   it('sends the lookups of one event-loop turn to the database as one query', async () => {
-    const pool = drivers.get(sut)!.hotPool!;
+    const pool = (connectionsOf.get(sut) as PostgresPools).hot.pool;
     await sut.findTarget('Ab3dE9x'); // connects and prepares the statement
     const query = jest.spyOn(pool, 'query');
 
@@ -230,7 +232,8 @@ describe('RedirectLookup with PostgreSQL unavailable', () => {
         () => undefined,
         (error: unknown) => error,
       );
-      expect(failure).toMatchObject({ code: '3D000' });
+      expect(failure).toBeInstanceOf(DatabaseUnavailableError);
+      expect((failure as DatabaseUnavailableError).cause).toMatchObject({ code: '3D000' });
       expect(toProblem(failure)).toMatchObject({ status: 503, error: 'service_unavailable' });
     } finally {
       await closeLookup(sut);

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ClicksModule } from '../clicks/clicks.module.js';
 import { LinksModule } from '../links/links.module.js';
-import { RedirectLookup } from './redirect-lookup.js';
+import { redirectLookupProvider } from './redirect-lookup.js';
 import { RedirectFastPath } from './redirect-fast-path.js';
 import { RedirectController } from './redirect.controller.js';
 import { RedirectService } from './redirect.service.js';
@@ -9,6 +9,6 @@ import { RedirectService } from './redirect.service.js';
 @Module({
   imports: [LinksModule, ClicksModule],
   controllers: [RedirectController],
-  providers: [RedirectLookup, RedirectService, RedirectFastPath],
+  providers: [redirectLookupProvider, RedirectService, RedirectFastPath],
 })
 export class RedirectModule {}

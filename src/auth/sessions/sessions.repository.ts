@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DirectReads, type DirectRead } from '../../database/direct-reads.js';
+import { PreparedReads, preparedRead } from '../../database/prepared-reads.js';
 import { PrismaService } from '../../database/prisma.service.js';
 
 export interface SessionRecord {
@@ -9,17 +9,18 @@ export interface SessionRecord {
 }
 
 /** Read on every dashboard request: dates as SQLite's ISO text or PostgreSQL's epoch milliseconds. */
-const SESSION_BY_ID_HASH: DirectRead = {
+const SESSION_BY_ID_HASH = preparedRead<{ accountId: string; lastSeenAt: string | number }>({
   name: 'session-by-id-hash',
-  sqlite: 'SELECT account_id, last_seen_at FROM sessions WHERE id_hash = $1',
-  postgresql: 'SELECT account_id, (extract(epoch FROM last_seen_at) * 1000)::float8 FROM sessions WHERE id_hash = $1',
-};
+  sqlite: 'SELECT account_id AS "accountId", last_seen_at AS "lastSeenAt" FROM sessions WHERE id_hash = $1',
+  postgresql: `SELECT account_id AS "accountId", (extract(epoch FROM last_seen_at) * 1000)::float8 AS "lastSeenAt"
+    FROM sessions WHERE id_hash = $1`,
+});
 
 @Injectable()
 export class SessionsRepository {
   constructor(
     private readonly prisma: PrismaService,
-    private readonly directReads: DirectReads,
+    private readonly preparedReads: PreparedReads,
   ) {}
 
   async create(idHash: string, accountId: string, now: Date): Promise<void> {
@@ -27,8 +28,8 @@ export class SessionsRepository {
   }
 
   async find(idHash: string): Promise<SessionRecord | null> {
-    const row = await this.directReads.firstRow<[string, string | number]>(SESSION_BY_ID_HASH, [idHash]);
-    return row ? { idHash, accountId: row[0], lastSeenAt: new Date(row[1]) } : null;
+    const row = await this.preparedReads.first(SESSION_BY_ID_HASH, [idHash]);
+    return row ? { idHash, accountId: row.accountId, lastSeenAt: new Date(row.lastSeenAt) } : null;
   }
 
   async touch(idHash: string, now: Date): Promise<void> {

@@ -1,5 +1,6 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 import { STATUS_CODES } from 'node:http';
+import { isDatabaseUnavailable } from '../../database/database-unavailable.js';
 import { ApiError, errorNameForStatus, type ErrorName, type FieldError } from './api-error.js';
 
 /** An RFC 9457 problem-details body, with shortlink's stable `error` name. */
@@ -31,9 +32,6 @@ const FASTIFY_ERRORS: Record<string, { status: number; error: ErrorName; detail:
   FST_ERR_MAX_PARAM_LENGTH: { status: 404, error: 'not_found', detail: 'No such resource' },
 };
 
-// Prisma error codes that say the database cannot be reached right now (retry later, not a bug).
-const UNAVAILABLE_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
-
 function problem(status: number, error: ErrorName, detail: string, errors?: FieldError[]): Problem {
   return {
     type: 'about:blank',
@@ -43,43 +41,6 @@ function problem(status: number, error: ErrorName, detail: string, errors?: Fiel
     detail,
     ...(errors?.length ? { errors } : {}),
   };
-}
-
-/** node-postgres' connection failures, which carry no code (pg/lib/client.js, pg-pool). */
-const PG_CONNECTION_FAILURE =
-  /^(Connection terminated( unexpectedly| due to connection timeout)?|timeout exceeded when trying to connect|Client has encountered a connection error and is not queryable)$/;
-
-type DriverFailure = { kind?: string; code?: string; message?: string };
-
-function isDatabaseUnavailable(exception: unknown): boolean {
-  const candidate = exception as {
-    name?: string;
-    code?: unknown;
-    message?: unknown;
-    cause?: DriverFailure;
-    meta?: { driverAdapterError?: { cause?: DriverFailure } };
-  };
-  if (candidate?.name === 'PrismaClientInitializationError') return true;
-  if (typeof candidate?.code === 'string' && UNAVAILABLE_CODES.has(candidate.code)) return true;
-  // Driver adapters report lost connections as DriverAdapterError with a `cause.kind`; the Prisma
-  // client wraps that in a known-request error (P2010, P2039…) carrying it as meta.driverAdapterError.
-  // The redirect lookup (redirect-lookup.ts) uses the drivers directly: their errors come as they
-  // are, with the socket error or SQLSTATE as `code`, or (pg's own connection failures) a message.
-  if (typeof candidate?.message === 'string' && PG_CONNECTION_FAILURE.test(candidate.message)) return true;
-  return [candidate as DriverFailure, candidate?.cause, candidate?.meta?.driverAdapterError?.cause].some((cause) => {
-    const kind = cause?.kind ?? '';
-    const code = cause?.code ?? '';
-    return (
-      /DatabaseNotReachable|DatabaseDoesNotExist|DatabaseAccessDenied|ConnectionClosed|SocketTimeout|TooManyConnections/.test(
-        kind,
-      ) ||
-      // 57P0x: server shutting down or connection terminated; 08xxx: connection exceptions;
-      // 55000 here: the database refuses connections (ALLOW_CONNECTIONS false, maintenance).
-      // 3D000: the database does not exist (yet, or any more); SQLITE_BUSY: locked past the timeout.
-      /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|57P0[1-3]|08\d{3}|3D000|SQLITE_BUSY)$/.test(code) ||
-      (code === '55000' && /not currently accepting connections/.test(cause?.message ?? ''))
-    );
-  });
 }
 
 /**

@@ -1,21 +1,21 @@
-import { FOLD_SLICE_MS, FoldPacer, MAX_FOLD_DUTY, MIN_FOLD_DUTY, foldDuty } from './fold-pacing.js';
+import { TASK_SLICE_MS, TaskPacer, MAX_TASK_DUTY, MIN_TASK_DUTY, taskDuty } from './task-pacing.js';
 
-describe('foldDuty', () => {
+describe('taskDuty', () => {
   it('spreads the expected work over the time given, between the minimum and maximum share of a core', () => {
-    expect(foldDuty(1_000, 10_000)).toBeCloseTo(0.1);
-    expect(foldDuty(10_000, 10_000)).toBe(MAX_FOLD_DUTY);
-    expect(foldDuty(1, 60_000)).toBe(MIN_FOLD_DUTY);
+    expect(taskDuty(1_000, 10_000)).toBeCloseTo(0.1);
+    expect(taskDuty(10_000, 10_000)).toBe(MAX_TASK_DUTY);
+    expect(taskDuty(1, 60_000)).toBe(MIN_TASK_DUTY);
   });
 
   it('works at the maximum share while the work is unknown, and unpaced when there is no time to spread over', () => {
-    expect(foldDuty(undefined, 10_000)).toBe(MAX_FOLD_DUTY);
-    expect(foldDuty(1_000, 0)).toBe(1);
-    expect(foldDuty(undefined, 0)).toBe(1);
+    expect(taskDuty(undefined, 10_000)).toBe(MAX_TASK_DUTY);
+    expect(taskDuty(1_000, 0)).toBe(1);
+    expect(taskDuty(undefined, 0)).toBe(1);
   });
 });
 
-describe('FoldPacer', () => {
-  /** Keeps the thread busy for `ms`, as a slice of fold work would. */
+describe('TaskPacer', () => {
+  /** Keeps the thread busy for `ms`, as a slice of task work would. */
   const work = (ms: number) => {
     const until = performance.now() + ms;
     while (performance.now() < until);
@@ -23,10 +23,10 @@ describe('FoldPacer', () => {
 
   /** Runs `slices` slices of work through a pacer; returns the wall time and the time worked. */
   async function run(duty: number, slices: number) {
-    const pacer = new FoldPacer(duty);
+    const pacer = new TaskPacer(duty);
     const started = performance.now();
     for (let i = 0; i < slices; i++) {
-      work(FOLD_SLICE_MS);
+      work(TASK_SLICE_MS);
       await pacer.slice();
     }
     return { wallMs: performance.now() - started, workMs: pacer.finish() };
@@ -35,12 +35,12 @@ describe('FoldPacer', () => {
   it('pauses after each slice so that working takes its duty share of the time', async () => {
     const { wallMs, workMs } = await run(0.25, 10);
 
-    expect(workMs).toBeGreaterThanOrEqual(10 * FOLD_SLICE_MS);
+    expect(workMs).toBeGreaterThanOrEqual(10 * TASK_SLICE_MS);
     // Three times as long paused as worked (timers fire late, never early).
     expect(wallMs).toBeGreaterThanOrEqual(workMs * 4 * 0.95);
   });
 
-  it('only lets queued events in at duty 1, and goes on at once after a slice shorter than FOLD_SLICE_MS', async () => {
+  it('only lets queued events in at duty 1, and goes on at once after a slice shorter than TASK_SLICE_MS', async () => {
     let ticks = 0;
     const timer = setInterval(() => ticks++, 0);
     try {
@@ -52,20 +52,20 @@ describe('FoldPacer', () => {
       clearInterval(timer);
     }
 
-    const pacer = new FoldPacer(0.01);
+    const pacer = new TaskPacer(0.01);
     const started = performance.now();
     await pacer.slice();
-    expect(performance.now() - started).toBeLessThan(FOLD_SLICE_MS);
+    expect(performance.now() - started).toBeLessThan(TASK_SLICE_MS);
   });
 
-  it('goes on unpaced once its duty is raised to 1 (a fold hurried at shutdown)', async () => {
-    const pacer = new FoldPacer(0.05);
+  it('goes on unpaced once its duty is raised to 1 (a task hurried at shutdown)', async () => {
+    const pacer = new TaskPacer(0.05);
     pacer.duty = 1;
     const started = performance.now();
     for (let i = 0; i < 5; i++) {
-      work(FOLD_SLICE_MS);
+      work(TASK_SLICE_MS);
       await pacer.slice();
     }
-    expect(performance.now() - started).toBeLessThan(5 * FOLD_SLICE_MS + 50);
+    expect(performance.now() - started).toBeLessThan(5 * TASK_SLICE_MS + 50);
   });
 });

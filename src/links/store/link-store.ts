@@ -1,0 +1,61 @@
+/** A link as stored: the `links` row, dates as dates. */
+export interface StoredLink {
+  code: string;
+  url: string;
+  accountId: string | null;
+  /** The clicks the row includes (on SQLite, logged clicks may not be folded in yet: LoggedClicks). */
+  clicks: number;
+  /** The last click batch `clicks` includes (SQLite's click log; always 0 on PostgreSQL). */
+  clicksThroughBatch: number;
+  createdAt: Date;
+  updatedAt: Date;
+  expiresAt: Date | null;
+}
+
+/** What creating a link writes. */
+export interface NewLink {
+  code: string;
+  url: string;
+  accountId: string | null;
+  expiresAt?: Date | null;
+  /** Carried over by an import from another shortener; otherwise now, and 0. */
+  createdAt?: Date;
+  clicks?: number;
+}
+
+/** One page of links and the number of links the whole list has. */
+export interface StoredLinkPage {
+  links: StoredLink[];
+  total: number;
+}
+
+/**
+ * The link statements Prisma was measured too slow for (creation, the API's list and search:
+ * its query interpretation and result conversion cost more CPU than the queries themselves,
+ * docs/performance.md), in plain SQL for one database kind each. Chosen once by
+ * `linkStoreProvider` (link-store.provider.ts); everything else about links goes through Prisma (LinksRepository).
+ */
+export abstract class LinkStore {
+  /**
+   * Inserts a link unless its code exists (the primary key decides races: of concurrent inserts
+   * of one code exactly one succeeds); false when the code was taken. Timestamps `now`, clicks 0.
+   */
+  abstract insert(link: NewLink, now: Date): Promise<boolean>;
+
+  /** Inserts many links at once, skipping those whose code exists; the codes it inserted. */
+  abstract insertMany(links: NewLink[], now: Date): Promise<Set<string>>;
+
+  /**
+   * One page of the account's links, newest first (created_at, then code), served by the
+   * (account_id, created_at, code) index; the total is the account's link count, kept by
+   * triggers (migration 20261125110000_account_link_counts): one row read however large the
+   * account.
+   */
+  abstract listForAccount(accountId: string, limit: number, offset: number): Promise<StoredLinkPage>;
+
+  /**
+   * The same for the links whose code or URL matches `pattern`, a LIKE pattern with `\` as its
+   * escape character, ignoring ASCII case; the total counts the matches.
+   */
+  abstract searchForAccount(accountId: string, pattern: string, limit: number, offset: number): Promise<StoredLinkPage>;
+}
