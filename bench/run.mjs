@@ -68,9 +68,9 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] 
                      (default all)
   --owned N          links of the benchmark account, which list and search page through
                      (default 10000, at most --links)
-  --before DIR       a checkout of an earlier build (with its dist/): the redirect and list
-                     scenarios then also run against it, on a database of its own seeded alike,
-                     interleaved
+  --before DIR       a checkout of an earlier build (with its dist/): every scenario then also
+                     runs against it, on a database of its own seeded alike, interleaved (for a
+                     build whose API lacks a scenario, leave it out with --scenarios)
   --log-level L      LOG_LEVEL of the service (default info, as in production)
   --smoke            CI check that the benchmark works: 500 and 1000 links, 1 s per scenario, 10 connections
   --help             this text`;
@@ -508,8 +508,9 @@ async function runGroup(options, kind, links, report) {
     const cpuPerCall = {};
     for (const id of apiScenarios) {
       const { load, expected } = api[id];
-      // The build before, beside this one, for the list (its API may lack the other scenarios).
-      const before = id === 'list' && options.before ? await startBefore(options, kind, links, account) : undefined;
+      // The build before, beside this one (with an older build whose API lacks a scenario, pick
+      // the scenarios it has with --scenarios).
+      const before = options.before ? await startBefore(options, kind, links, account) : undefined;
       try {
         const targets = before ? [service, before.service] : [service];
         log(`  ${SCENARIOS[id]}: ${targets.map((t) => t.name).join(', ')} (${kind})`);
