@@ -1,5 +1,5 @@
 import { ApiError } from '../common/errors/api-error.js';
-import { MAX_TARGET_URL_LENGTH, normalizeTargetUrl } from './target-url.js';
+import { MAX_TARGET_URL_LENGTH, normalizeTargetUrl, pointsAtService } from './target-url.js';
 
 const BASE = 'https://sl.test';
 
@@ -87,6 +87,13 @@ describe('normalizeTargetUrl', () => {
     expect(normalizeTargetUrl('http://localhost:4000/abc', 'http://localhost:3000')).toBe('http://localhost:4000/abc');
   });
 
+  it('says that a target refused as a loop points back at the service', () => {
+    const sut = rejection('http://[::ffff:127.0.0.1]:3000/x', 'http://127.0.0.1:3000');
+
+    expect(sut.errorName).toBe('invalid_url');
+    expect(sut.detail).toMatch(/points back at this short-link service/);
+  });
+
   it(`accepts exactly ${MAX_TARGET_URL_LENGTH} normalised characters and refuses one more`, () => {
     const prefix = 'https://example.com/';
     const longest = prefix + 'a'.repeat(MAX_TARGET_URL_LENGTH - prefix.length);
@@ -101,5 +108,70 @@ describe('normalizeTargetUrl', () => {
     expect(input.length).toBeLessThan(MAX_TARGET_URL_LENGTH);
 
     expect(rejection(input).errorName).toBe('invalid_url');
+  });
+});
+
+describe('pointsAtService', () => {
+  const sut = (target: string, base: string) => pointsAtService(new URL(target), new URL(base));
+
+  it.each([
+    // Loopback under every name, on the base's port (issue 33).
+    ['http://127.0.0.1:3000', 'http://127.0.0.1:3000/x'],
+    ['http://127.0.0.1:3000', 'http://localhost:3000/x'],
+    ['http://127.0.0.1:3000', 'http://LOCALHOST.:3000/x'],
+    ['http://127.0.0.1:3000', 'http://localhost..:3000/x'],
+    ['http://127.0.0.1:3000', 'http://[::ffff:127.0.0.1]:3000/x'],
+    ['http://127.0.0.1:3000', 'http://[::1]:3000/x'],
+    ['http://127.0.0.1:3000', 'http://[0:0:0:0:0:0:0:1]:3000/x'],
+    ['http://127.0.0.1:3000', 'http://127.1:3000/x'],
+    ['http://127.0.0.1:3000', 'http://2130706433:3000/x'],
+    ['http://127.0.0.1:3000', 'http://0x7f.0.0.1:3000/x'],
+    ['http://127.0.0.1:3000', 'http://127.0.0.1.:3000/x'],
+    ['http://127.0.0.1:3000', 'http://127.8.9.10:3000/x'],
+    ['http://127.0.0.1:3000', 'http://app.localhost:3000/x'],
+    ['http://127.0.0.1:3000', 'http://0.0.0.0:3000/x'],
+    ['http://127.0.0.1:3000', 'http://[::]:3000/x'],
+    ['http://127.0.0.1:3000', 'https://localhost:3000/x'],
+    ['http://localhost:3000', 'http://127.0.0.1:3000/x'],
+    ['http://localhost:3000', 'http://[::1]:3000/x'],
+    ['http://[::1]:3000', 'http://localhost:3000/x'],
+    // A named host: case, trailing dot, IDNA, default ports.
+    ['https://sho.rt', 'https://sho.rt/x'],
+    ['https://sho.rt', 'https://SHO.RT./x'],
+    ['https://sho.rt', 'https://sho.rt:443/x'],
+    ['https://sho.rt', 'https://ｓｈｏ.ｒｔ/x'],
+    ['https://sho.rt', 'http://sho.rt/x'], // http:// is redirected to https:// in front of the service
+    ['https://sho.rt', 'http://SHO.RT./x'],
+    ['https://sho.rt', 'http://sho.rt:80/x'],
+    ['https://sho.rt', 'http://sho.rt:443/x'], // the same effective port, in the other scheme
+    ['http://sho.rt', 'https://sho.rt/x'],
+    ['https://sho.rt:8443', 'http://sho.rt:8443/x'],
+    ['https://203.0.113.7', 'https://[::ffff:203.0.113.7]/x'],
+  ])('base %s: %s points at the service', (base, target) => {
+    expect(sut(target, base)).toBe(true);
+  });
+
+  it.each([
+    ['http://127.0.0.1:3000', 'http://127.0.0.1:3001/x'],
+    ['http://127.0.0.1:3000', 'http://localhost:3001/x'],
+    ['http://127.0.0.1:3000', 'http://localhost/x'],
+    ['http://127.0.0.1:3000', 'https://localhost/x'],
+    ['http://127.0.0.1:3000', 'http://localhost.example.com:3000/x'],
+    ['http://127.0.0.1:3000', 'http://127.0.0.1.nip.io:3000/x'],
+    ['http://127.0.0.1:3000', 'http://localhostx:3000/x'],
+    ['http://127.0.0.1:3000', 'http://10.0.0.1:3000/x'],
+    ['http://127.0.0.1:3000', 'http://[::2]:3000/x'],
+    ['http://127.0.0.1:3000', 'http://[::ffff:10.0.0.1]:3000/x'],
+    ['http://127.0.0.1:3000', 'http://example.com:3000/x'],
+    ['https://sho.rt', 'https://sho.rt:8443/x'],
+    ['https://sho.rt', 'http://sho.rt:8080/x'],
+    ['https://sho.rt', 'https://www.sho.rt/x'],
+    ['https://sho.rt', 'https://sho.rt.example/x'],
+    ['https://sho.rt', 'https://localhost/x'], // the visitor's own machine, not the service
+    ['https://sho.rt', 'https://127.0.0.1/x'],
+    ['https://sho.rt:8443', 'https://sho.rt/x'],
+    ['http://sho.rt', 'http://sho.rt:443/x'],
+  ])('base %s: %s is another service', (base, target) => {
+    expect(sut(target, base)).toBe(false);
   });
 });

@@ -16,8 +16,8 @@ const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 /**
  * Checks a target URL and returns the normalised form to store, or throws `invalid_url`.
  *
- * `shortBaseUrl` is the service's own address: a target on that host would redirect to the
- * service itself, possibly in a loop, so it is refused (on either scheme).
+ * `shortBaseUrl` is the service's own address: a target that reaches it (`pointsAtService`)
+ * would redirect to the service itself, in a loop that counts a click at every hop.
  */
 export function normalizeTargetUrl(input: unknown, shortBaseUrl: string): string {
   if (typeof input !== 'string') throw ApiError.invalidUrl('url must be a string');
@@ -41,8 +41,10 @@ export function normalizeTargetUrl(input: unknown, shortBaseUrl: string): string
   if (parsed.username !== '' || parsed.password !== '') {
     throw ApiError.invalidUrl('url must not contain user information (user:password@)');
   }
-  if (sameHost(parsed, shortBaseUrl)) {
-    throw ApiError.invalidUrl('url must not point at this short-link service itself');
+  if (pointsAtService(parsed, new URL(shortBaseUrl))) {
+    throw ApiError.invalidUrl(
+      'url points back at this short-link service (the host and port of its short URLs, however spelled): a link there would redirect to itself',
+    );
   }
   const normalized = parsed.href;
   if (normalized.length > MAX_TARGET_URL_LENGTH) {
@@ -51,11 +53,50 @@ export function normalizeTargetUrl(input: unknown, shortBaseUrl: string): string
   return normalized;
 }
 
-// Same host and port, whatever the scheme: http://sl.test usually redirects to https://sl.test,
-// so either would loop. The parser drops each scheme's default port (port ""), and a trailing dot
-// names the same host ("sl.test." is "sl.test").
-function sameHost(target: URL, shortBaseUrl: string): boolean {
-  const base = new URL(shortBaseUrl);
-  const strip = (host: string) => host.replace(/\.$/, '');
-  return strip(target.hostname) === strip(base.hostname) && target.port === base.port;
+/**
+ * Whether `target` reaches the service at `base` (its `SHORT_BASE_URL`): the same host, however
+ * it is spelled, on the same port.
+ *
+ * The host is compared after the WHATWG parser's own normalisation (case, IDNA, IPv4 in decimal,
+ * hex or short forms, IPv6 compression), with trailing dots dropped ("sl.test." is "sl.test"),
+ * IPv4-mapped IPv6 read as IPv4, and every loopback name standing for the others (`hostKey`).
+ * Only names are compared: a public name that resolves to the service's address is not caught
+ * (that would need DNS at every creation, and DNS can change after it).
+ *
+ * The port is the effective one (`http:` without a port is 80, `https:` 443), whatever the
+ * scheme: a request in the other scheme to the same port still lands on the service's socket.
+ * And the two default ports count as the same port: in front of the service, http:// is usually
+ * redirected to https:// on the same host (or the other way), so `http://sl.test/x` reaches
+ * `https://sl.test` all the same. Any other port is another service and is allowed.
+ */
+export function pointsAtService(target: URL, base: URL): boolean {
+  if (hostKey(target.hostname) !== hostKey(base.hostname)) return false;
+  if (target.port === '' && base.port === '') return true;
+  return effectivePort(target) === effectivePort(base);
+}
+
+function effectivePort(url: URL): number {
+  if (url.port !== '') return Number(url.port);
+  return url.protocol === 'https:' ? 443 : 80;
+}
+
+/** The parser writes `[::ffff:127.0.0.1]` as `[::ffff:7f00:1]`. */
+const IPV4_MAPPED = /^\[::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})\]$/;
+const LOOPBACK_IPV4 = /^127\.\d+\.\d+\.\d+$/;
+/**
+ * Names of the machine itself. `*.localhost` resolves to loopback in browsers (RFC 6761);
+ * `0.0.0.0` and `[::]` connect to the local host on Linux and macOS.
+ */
+const LOOPBACK_NAMES = new Set(['localhost', '[::1]', '0.0.0.0', '[::]']);
+
+/** One key per host, whatever its spelling (`hostname` as the WHATWG parser gives it). */
+function hostKey(hostname: string): string {
+  let host = hostname.replace(/\.+$/, '');
+  const mapped = IPV4_MAPPED.exec(host);
+  if (mapped) {
+    const [high, low] = [parseInt(mapped[1], 16), parseInt(mapped[2], 16)];
+    host = [high >> 8, high & 0xff, low >> 8, low & 0xff].join('.');
+  }
+  if (LOOPBACK_NAMES.has(host) || host.endsWith('.localhost') || LOOPBACK_IPV4.test(host)) return 'loopback';
+  return host;
 }

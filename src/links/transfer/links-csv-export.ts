@@ -2,13 +2,15 @@ import { stringify } from 'csv-stringify';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { LinksService } from '../links.service.js';
+import { escapeFormula } from './csv-formulas.js';
 
 /** The export's columns: what `shortlink links import` reads back. */
 export const EXPORT_COLUMNS = ['code', 'url', 'created_at', 'clicks', 'expires_at'];
 
 /**
  * Writes an account's links as CSV (header row, then one link per row, oldest first), streaming
- * page by page so an account of any size is exported in constant memory.
+ * page by page so an account of any size is exported in constant memory. A text cell that a
+ * spreadsheet would take for a formula is prefixed with `'` (`escapeFormula`); the import removes it.
  */
 export async function exportLinksCsv(links: LinksService, accountId: string, output: Writable): Promise<number> {
   let rows = 0;
@@ -20,8 +22,12 @@ export async function exportLinksCsv(links: LinksService, accountId: string, out
       }
     }
   }
-  await pipeline(records(), stringify({ header: true, columns: EXPORT_COLUMNS, record_delimiter: 'unix' }), output, {
-    end: false,
+  const csv = stringify({
+    header: true,
+    columns: EXPORT_COLUMNS,
+    record_delimiter: 'unix',
+    cast: { string: escapeFormula },
   });
+  await pipeline(records(), csv, output, { end: false });
   return rows;
 }

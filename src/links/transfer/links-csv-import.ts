@@ -1,6 +1,7 @@
 import { parse, type CsvError } from 'csv-parse';
 import type { Readable } from 'node:stream';
 import type { LinksService } from '../links.service.js';
+import { unescapeFormula } from './csv-formulas.js';
 
 /**
  * Header names of the target URL and the code in the exports of the shorteners people move from
@@ -51,7 +52,8 @@ interface PendingRow {
  * Imports a CSV of links into an account, streaming: a header row, then one link per row. Every
  * row is created, skipped (its code is taken) or reported invalid with its line number; a bad row
  * never stops the import. Handles a UTF-8 BOM, CRLF line ends, quoted fields with commas and
- * newlines, and files of any length in constant memory (batches of 1000 rows).
+ * newlines, the quote our export puts before cells a spreadsheet would take for formulas, and
+ * files of any length in constant memory (batches of 1000 rows).
  */
 export async function importLinksCsv(
   links: LinksService,
@@ -111,7 +113,8 @@ export async function importLinksCsv(
       };
       continue;
     }
-    const value = (index: number) => (index === -1 ? '' : record[index].trim());
+    // Our export's quote before a would-be formula (`'-2-3`) is not part of the value.
+    const value = (index: number) => (index === -1 ? '' : unescapeFormula(record[index].trim()));
     const item: Record<string, unknown> = { url: value(columns.url) };
     if (value(columns.code) !== '') item.custom_code = value(columns.code);
     if (value(columns.expiresAt) !== '') item.expires_at = value(columns.expiresAt);
