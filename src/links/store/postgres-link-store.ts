@@ -1,17 +1,8 @@
 import type { PostgresPool } from '../../database/postgres-pools.js';
-import { LinkStore, type NewLink, type StoredLink, type StoredLinkPage } from './link-store.js';
+import { LinkStore, toStoredLink, type LinkRow as StoredRow, type NewLink, type StoredLinkPage } from './link-store.js';
 
-/** A `links` row as the list queries select it: dates as epoch milliseconds (UTC, see below). */
-interface LinkRow {
-  code: string;
-  url: string;
-  accountId: string | null;
-  clicks: number;
-  clicksThroughBatch: number;
-  createdAt: number;
-  updatedAt: number;
-  expiresAt: number | null;
-}
+/** The list queries' rows: times as epoch milliseconds (UTC, see LINK_COLUMNS). */
+type LinkRow = StoredRow<number>;
 
 /**
  * The columns of a LinkRow. The timestamps are `timestamp(3)` without a time zone, holding UTC
@@ -22,19 +13,6 @@ const LINK_COLUMNS = `code, url, account_id AS "accountId", clicks, clicks_throu
   (extract(epoch FROM created_at) * 1000)::float8 AS "createdAt",
   (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAt",
   (extract(epoch FROM expires_at) * 1000)::float8 AS "expiresAt"`;
-
-function toStoredLink(row: LinkRow): StoredLink {
-  return {
-    code: row.code,
-    url: row.url,
-    accountId: row.accountId,
-    clicks: row.clicks,
-    clicksThroughBatch: row.clicksThroughBatch,
-    createdAt: new Date(row.createdAt),
-    updatedAt: new Date(row.updatedAt),
-    expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
-  };
-}
 
 /**
  * PostgreSQL: named prepared statements (parsed once per connection, no parameter conversion

@@ -1,40 +1,18 @@
 import type { PrismaService } from '../../database/prisma.service.js';
 import { SqliteWriterUnavailableError, toSqliteDateTime } from '../../database/sqlite-background-writer.js';
 import type { SqliteConnections } from '../../database/sqlite-connections.js';
-import { LinkStore, type NewLink, type StoredLink, type StoredLinkPage } from './link-store.js';
+import { LinkStore, toStoredLink, type LinkRow as StoredRow, type NewLink, type StoredLinkPage } from './link-store.js';
+
+/** The list queries' rows: times as the ISO text Prisma's adapter writes. */
+type LinkRow = StoredRow<string>;
 
 /** Rows per multi-row INSERT: 7 parameters each, far below SQLite's 32,766-variable limit. */
 const INSERT_BATCH = 500;
-
-/** A `links` row as the list queries select it: dates as the ISO text Prisma's adapter writes. */
-interface LinkRow {
-  code: string;
-  url: string;
-  accountId: string | null;
-  clicks: number;
-  clicksThroughBatch: number;
-  createdAt: string;
-  updatedAt: string;
-  expiresAt: string | null;
-}
 
 const LINK_COLUMNS = `code, url, account_id AS accountId, clicks, clicks_through_batch AS clicksThroughBatch,
   created_at AS createdAt, updated_at AS updatedAt, expires_at AS expiresAt`;
 const NEWEST_FIRST = 'ORDER BY created_at DESC, code ASC LIMIT ? OFFSET ?';
 const SEARCH_FILTER = "account_id = ? AND (code LIKE ? ESCAPE '\\' OR url LIKE ? ESCAPE '\\')";
-
-function toStoredLink(row: LinkRow): StoredLink {
-  return {
-    code: row.code,
-    url: row.url,
-    accountId: row.accountId,
-    clicks: row.clicks,
-    clicksThroughBatch: row.clicksThroughBatch,
-    createdAt: new Date(row.createdAt),
-    updatedAt: new Date(row.updatedAt),
-    expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
-  };
-}
 
 /**
  * SQLite: reads on the service's read-only handle (synchronous, kept statements); inserts on the
