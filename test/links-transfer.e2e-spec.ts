@@ -171,7 +171,7 @@ describe('shortlink links import / export', () => {
 
     const exported = await shortlink(['links', 'export', source.email]);
     expect(exported.status).toBe(0);
-    const rows = parse(exported.stdout, { from_line: 2 }) as string[][];
+    const rows: string[][] = parse(exported.stdout, { from_line: 2 });
     expect(rows.map(([code]) => code).sort()).toEqual(
       ["'+x", "'-2-3", "'-A1-B1", "'=1+1", "'@x", "''=q", 'plain-code'].sort(),
     );
