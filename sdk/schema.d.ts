@@ -288,7 +288,7 @@ export interface components {
          * @description Stable machine-readable name of the error: branch on this, not on `detail`.
          * @enum {string}
          */
-        ErrorName: "invalid_url" | "invalid_code" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "code_taken" | "link_expired" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable";
+        ErrorName: "invalid_url" | "invalid_code" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "code_taken" | "link_expired" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable" | "account_exists" | "passkey_refused" | "sso_unavailable";
         FieldError: {
             /**
              * @description The request field (dotted path for nested fields).

@@ -1,4 +1,6 @@
+import { jest } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
+import { AccountsRepository } from '../src/accounts/accounts.repository.js';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { hashSessionId } from '../src/auth/sessions/sessions.service.js';
@@ -403,6 +405,23 @@ describe('Account dashboard', () => {
     expect(await testApp.app.get(AccountsService).findByEmail(email)).toBeNull();
     // The account's links went with it, cached redirects included.
     expect((await testApp.request(`/${gone.code}`)).status).toBe(404);
+  });
+
+  it('answers 404 on the account page for an account gone while its session still opened the page', async () => {
+    const browser = await signUp(testApp);
+    // A session goes with its account; this is the moment in between (the account deleted elsewhere).
+    const lookup = jest.spyOn(testApp.app.get(AccountsRepository), 'findById').mockResolvedValueOnce(null);
+    try {
+      const page = await browser.get('/account');
+
+      expect(page.status).toBe(404);
+      const html = await page.text();
+      expect(html).toContain('There is no such link or page in your account.');
+      expect(html).toContain('>Sign out</button>');
+      expect(lookup).toHaveBeenCalledTimes(1);
+    } finally {
+      lookup.mockRestore();
+    }
   });
 
   it('makes an anonymous link on the front page', async () => {

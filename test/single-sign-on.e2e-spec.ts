@@ -272,8 +272,11 @@ describe('Single sign-on not set up, or its provider down', () => {
     const testApp = await startTestApp();
     try {
       expect(await (await testApp.request('/login')).text()).not.toContain('/login/oidc');
-      expect((await testApp.request('/login/oidc')).status).toBe(404);
-      expect((await testApp.request('/login/oidc/callback?code=x&state=y')).status).toBe(404);
+      for (const path of ['/login/oidc', '/login/oidc/callback?code=x&state=y']) {
+        const answer = await testApp.request(path);
+        expect(answer.status).toBe(404);
+        expect(await answer.text()).toContain('Single sign-on is not set up on this server.');
+      }
     } finally {
       await testApp.close();
     }
@@ -288,7 +291,9 @@ describe('Single sign-on not set up, or its provider down', () => {
     try {
       const answer = await testApp.request('/login/oidc');
       expect(answer.status).toBe(503);
-      expect(await answer.text()).toContain('cannot be reached');
+      expect(await answer.text()).toContain(
+        'single sign-on cannot be reached right now. Sign in with your password, or try again later.',
+      );
     } finally {
       await testApp.close();
     }

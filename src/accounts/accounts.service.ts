@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ApiError } from '../common/errors/api-error.js';
 import { SessionsService } from '../auth/sessions/sessions.service.js';
 import { LinksService } from '../links/links.service.js';
 import { AccountsRepository, type AccountRecord } from './accounts.repository.js';
@@ -18,21 +19,6 @@ export interface AccountView {
   created_at: string;
 }
 
-export class AccountExistsError extends Error {
-  override name = 'AccountExistsError';
-}
-
-/** A refused email or password, with the field it is about (messages are for people). */
-export class AccountInputError extends Error {
-  override name = 'AccountInputError';
-  constructor(
-    readonly field: 'email' | 'password',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 const EMAIL_MAX_LENGTH = 254;
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -46,6 +32,22 @@ function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
+/** The account an id or an e-mail address names does not exist (said as the caller named it). */
+function noSuchAccount(email?: string): ApiError {
+  return ApiError.notFound(email === undefined ? 'No such account' : `No account for ${email}`);
+}
+
+function notAnEmail(email: string): ApiError {
+  return ApiError.validationFailed(`Not an e-mail address: ${email}`, [
+    { field: 'email', message: 'Enter an email address like name@example.com.' },
+  ]);
+}
+
+/** A new password refused: why, for the person choosing it. */
+function weakPassword(problem: string): ApiError {
+  return ApiError.validationFailed(problem, [{ field: 'password', message: problem }]);
+}
+
 @Injectable()
 export class AccountsService {
   constructor(
@@ -54,11 +56,19 @@ export class AccountsService {
     private readonly links: LinksService,
   ) {}
 
+  /** An account without a password (the CLI, single sign-on); refused when the email is registered. */
   async create(email: string): Promise<AccountView> {
     const normalized = normalizeEmail(email);
-    if (!EMAIL.test(normalized)) throw new RangeError(`Not an e-mail address: ${email}`);
+    if (!EMAIL.test(normalized)) throw notAnEmail(email);
     const account = await this.accounts.create(normalized);
-    if (!account) throw new AccountExistsError(`An account for ${normalized} already exists`);
+    if (!account) throw ApiError.accountExists(normalized);
+    return toAccountView(account);
+  }
+
+  /** The account, or a 404 `not_found` (the account was deleted, e.g. while a page was open). */
+  async get(id: string): Promise<AccountView> {
+    const account = await this.accounts.findById(id);
+    if (!account) throw noSuchAccount();
     return toAccountView(account);
   }
 
@@ -72,16 +82,14 @@ export class AccountsService {
     return account && toAccountView(account);
   }
 
-  /** Sign-up: an account with a password. AccountExistsError when the email is registered. */
+  /** Sign-up: an account with a password; refused when the email is registered. */
   async register(email: string, password: string): Promise<AccountView> {
     const normalized = normalizeEmail(email);
-    if (normalized.length > EMAIL_MAX_LENGTH || !EMAIL.test(normalized)) {
-      throw new AccountInputError('email', 'Enter an email address like name@example.com.');
-    }
+    if (normalized.length > EMAIL_MAX_LENGTH || !EMAIL.test(normalized)) throw notAnEmail(email);
     const problem = await passwordProblem(password, normalized);
-    if (problem) throw new AccountInputError('password', problem);
+    if (problem) throw weakPassword(problem);
     const account = await this.accounts.create(normalized, await hashPassword(password));
-    if (!account) throw new AccountExistsError('email already registered');
+    if (!account) throw ApiError.accountExists(normalized);
     return toAccountView(account);
   }
 
@@ -119,19 +127,19 @@ export class AccountsService {
   /** Sets a new password and ends every other session of the account. */
   async setPassword(accountId: string, password: string, keepSessionHash?: string): Promise<void> {
     const account = await this.accounts.findById(accountId);
-    if (!account) throw new RangeError('No such account');
+    if (!account) throw noSuchAccount();
     const problem = await passwordProblem(password, account.email);
-    if (problem) throw new AccountInputError('password', problem);
+    if (problem) throw weakPassword(problem);
     const passwordHash = await hashPassword(password);
     // Other sessions end first: should the process stop in between, the worst case is a person
     // signed out with the old password still set, never other sessions alive under a new one.
     await this.sessions.endAllBut(accountId, keepSessionHash);
-    if (!(await this.accounts.setPassword(accountId, passwordHash))) throw new RangeError('No such account');
+    if (!(await this.accounts.setPassword(accountId, passwordHash))) throw noSuchAccount();
   }
 
   async setPasswordByEmail(email: string, password: string): Promise<void> {
     const account = await this.accounts.findByEmail(normalizeEmail(email));
-    if (!account) throw new RangeError(`No account for ${email}`);
+    if (!account) throw noSuchAccount(email);
     await this.setPassword(account.id, password);
   }
 
@@ -175,7 +183,7 @@ export class AccountsService {
   /** The CLI's `account reset-2fa`: turns TOTP off for an owner who lost their app and codes. */
   async resetTwoFactorByEmail(email: string): Promise<boolean> {
     const account = await this.accounts.findByEmail(normalizeEmail(email));
-    if (!account) throw new RangeError(`No account for ${email}`);
+    if (!account) throw noSuchAccount(email);
     const state = await this.accounts.findTwoFactor(account.id);
     if (!state?.totpEnabledAt) return false;
     await this.accounts.disableTotp(account.id);

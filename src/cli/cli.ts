@@ -4,7 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { Writable, type Readable } from 'node:stream';
-import { AccountExistsError, AccountInputError, AccountsService } from '../accounts/accounts.service.js';
+import { AccountsService } from '../accounts/accounts.service.js';
 import { SCOPES } from '../auth/scopes.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { ConfigError, loadConfig } from '../config/app-config.js';
@@ -113,12 +113,7 @@ export function buildProgram(
     .argument('<email>', 'e-mail address of the account')
     .action(async (email: string) => {
       await withServices(env, output, async (context) => {
-        try {
-          output.out(json(await context.get(AccountsService).create(email)));
-        } catch (error) {
-          if (error instanceof AccountExistsError || error instanceof RangeError) throw new CliError(error.message);
-          throw error;
-        }
+        output.out(json(await context.get(AccountsService).create(email)));
       });
     });
 
@@ -129,13 +124,8 @@ export function buildProgram(
     .action(async (email: string) => {
       const password = await readPassword(input);
       await withServices(env, output, async (context) => {
-        try {
-          await context.get(AccountsService).setPasswordByEmail(email, password);
-          output.out(`Password set for ${email}\n`);
-        } catch (error) {
-          if (error instanceof AccountInputError || error instanceof RangeError) throw new CliError(error.message);
-          throw error;
-        }
+        await context.get(AccountsService).setPasswordByEmail(email, password);
+        output.out(`Password set for ${email}\n`);
       });
     });
 
@@ -145,17 +135,12 @@ export function buildProgram(
     .argument('<email>', 'e-mail address of the account')
     .action(async (email: string) => {
       await withServices(env, output, async (context) => {
-        try {
-          const reset = await context.get(AccountsService).resetTwoFactorByEmail(email);
-          output.out(
-            reset
-              ? `Two-factor sign-in turned off for ${email}\n`
-              : `Two-factor sign-in was not on for ${email}; nothing changed\n`,
-          );
-        } catch (error) {
-          if (error instanceof RangeError) throw new CliError(error.message);
-          throw error;
-        }
+        const reset = await context.get(AccountsService).resetTwoFactorByEmail(email);
+        output.out(
+          reset
+            ? `Two-factor sign-in turned off for ${email}\n`
+            : `Two-factor sign-in was not on for ${email}; nothing changed\n`,
+        );
       });
     });
 
@@ -285,6 +270,18 @@ export function buildProgram(
   return program;
 }
 
+/**
+ * What the CLI says about a failure, after `shortlink: `. What the user can fix is one line: a
+ * service's refusal (any ApiError: its detail, written for people), the CLI's own (CliError) and
+ * the configuration's (ConfigError). Anything else (database unreachable, a bug): the message
+ * first, the stack for bug reports.
+ */
+export function failureMessage(error: unknown): string {
+  if (error instanceof ApiError) return error.detail;
+  if (error instanceof CliError || error instanceof ConfigError) return error.message;
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
 /** Runs the CLI and returns its exit status; every failure the user can fix is one stderr line. */
 export async function runCli(
   argv: string[],
@@ -298,12 +295,7 @@ export async function runCli(
   } catch (error) {
     // Commander has already printed its own message (usage errors) or the help text.
     if (error instanceof CommanderError) return error.exitCode;
-    if (error instanceof CliError || error instanceof ConfigError) {
-      output.err(`shortlink: ${error.message}\n`);
-      return 1;
-    }
-    // Anything else (database unreachable, a bug): the message first, the stack for bug reports.
-    output.err(`shortlink: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    output.err(`shortlink: ${failureMessage(error)}\n`);
     return 1;
   }
 }

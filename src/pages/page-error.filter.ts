@@ -1,6 +1,7 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@nestjs/common';
+import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { logServerFault } from '../common/errors/problem-details.filter.js';
+import type { ErrorName } from '../common/errors/api-error.js';
 import { toProblem } from '../common/errors/problem.js';
 import type { AuthenticatedRequest } from '../auth/auth.decorators.js';
 import { CsrfTokens } from '../auth/sessions/csrf-tokens.js';
@@ -8,13 +9,6 @@ import { FormTokenRejectedError, SignInRequiredError } from '../auth/sessions/pa
 import { DashboardCookies } from '../auth/sessions/dashboard-cookies.js';
 import { SessionsService, type ActiveSession } from '../auth/sessions/sessions.service.js';
 import { safeNext } from './safe-next.js';
-
-/** An error page a person should see, with its status. */
-export class PageError extends HttpException {
-  constructor(status: number, message: string) {
-    super(message, status);
-  }
-}
 
 const TITLES: Record<number, string> = {
   400: 'That request did not look right',
@@ -28,7 +22,17 @@ const TITLES: Record<number, string> = {
 };
 
 /**
- * Errors on pages become HTML pages (the API's errors stay problem+json); a page that needs a
+ * What an error page says for an error whose detail is worded for API clients ("No such short
+ * link"), by its stable name; every other domain error's detail is written for people as it is.
+ */
+const PAGE_TEXT: Partial<Record<ErrorName, string>> = {
+  not_found: 'There is no such link or page in your account.',
+};
+
+/**
+ * Errors on pages become HTML pages (the API's errors stay problem+json): a domain error
+ * (ApiError) with its status and a text for people chosen by its stable name, anything else as
+ * the API would answer it, server faults logged and never described. A page that needs a
  * session sends a signed-out visitor to the sign-in page instead.
  */
 @Catch()
@@ -49,18 +53,16 @@ export class PageErrorFilter implements ExceptionFilter {
     }
     let status: number;
     let message: string;
-    if (exception instanceof PageError) {
-      status = exception.getStatus();
-      message = exception.message;
-    } else if (exception instanceof FormTokenRejectedError) {
+    if (exception instanceof FormTokenRejectedError) {
       status = 403;
       message = exception.message;
     } else {
       const { isServerFault, ...problem } = toProblem(exception);
       if (isServerFault) logServerFault(exception, reply, this.logger);
       status = problem.status;
-      message = isServerFault ? 'Something went wrong on our side. Please try again.' : problem.detail;
-      if (problem.status === 404) message = 'There is no such link or page in your account.';
+      message = isServerFault
+        ? 'Something went wrong on our side. Please try again.'
+        : (PAGE_TEXT[problem.error] ?? problem.detail);
     }
     try {
       // A signed-in person keeps the signed-in header (and a working Sign out) on an error page.

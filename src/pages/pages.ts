@@ -6,7 +6,7 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { CsrfTokens } from '../auth/sessions/csrf-tokens.js';
 import { DashboardCookies } from '../auth/sessions/dashboard-cookies.js';
-import { PageError } from './page-error.filter.js';
+import { FormTokenRejectedError } from '../auth/sessions/page-access.errors.js';
 import { SessionsService, type ActiveSession } from '../auth/sessions/sessions.service.js';
 import type { SignInClient } from '../auth/sign-in/sign-in-limits.service.js';
 
@@ -23,7 +23,10 @@ const FIELD_OF_ERROR: Partial<Record<ErrorName, string>> = {
   code_taken: 'custom_code',
 };
 /** What a person can do about an error, by its stable name. */
-const ADVICE: Partial<Record<ErrorName, string>> = { code_taken: 'Choose another one.' };
+const ADVICE: Partial<Record<ErrorName, string>> = {
+  code_taken: 'Choose another one.',
+  account_exists: 'Sign in instead.',
+};
 
 /**
  * A service's refusal as messages next to a form's fields (`labels`: the fields the form has, as
@@ -113,12 +116,7 @@ export class Pages {
 
   /** `signedIn`: the form was shown to a live session (its token is bound to it), else signed out. */
   checkCsrf(request: FastifyRequest, signedIn: boolean): void {
-    if (!this.csrf.valid(request, signedIn)) {
-      throw new PageError(
-        403,
-        'This form has expired or did not come from this site. Go back, reload the page and try again.',
-      );
-    }
+    if (!this.csrf.valid(request, signedIn)) throw new FormTokenRejectedError();
   }
 
   /** Pages whose data carry a `session` are signed-in pages: their forms' tokens are bound to it. */

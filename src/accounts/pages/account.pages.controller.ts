@@ -1,6 +1,6 @@
 import { Get, Inject, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AccountInputError, AccountsService } from '../accounts.service.js';
+import { AccountsService } from '../accounts.service.js';
 import { isTotpSecret, newTotpSecret, totpUri } from '../two-factor.js';
 import { CurrentSession, SignedIn } from '../../auth/auth.decorators.js';
 import type { AppConfig } from '../../config/app-config.js';
@@ -8,9 +8,9 @@ import { APP_CONFIG } from '../../config/config.tokens.js';
 import { qrCodeSvg } from '../../links/qr-code.js';
 import { DashboardCookies } from '../../auth/sessions/dashboard-cookies.js';
 import { PageController } from '../../pages/page-controller.decorator.js';
-import { PageError } from '../../pages/page-error.filter.js';
-import { field, parseJson, Pages, type Errors, type Form } from '../../pages/pages.js';
-import { PasskeyError, PasskeysService } from '../../auth/sign-in/passkeys.service.js';
+import { ApiError } from '../../common/errors/api-error.js';
+import { field, formErrors, parseJson, Pages, type Errors, type Form } from '../../pages/pages.js';
+import { PasskeysService } from '../../auth/sign-in/passkeys.service.js';
 import { SessionsService, type ActiveSession } from '../../auth/sessions/sessions.service.js';
 import { SignInChallenges } from '../../auth/sign-in/sign-in-challenges.service.js';
 import { SignInLimits } from '../../auth/sign-in/sign-in-limits.service.js';
@@ -42,8 +42,7 @@ export class AccountPagesController {
     @CurrentSession() session: ActiveSession,
   ) {
     const form = request.body as Form;
-    const account = await this.accounts.findById(session.accountId);
-    if (!account) throw new PageError(404, 'No such account');
+    const account = await this.accounts.get(session.accountId);
     // The same limits as signing in: a session left open must not be a way to guess the password.
     const check = await this.signInLimits.checkPassword(
       account.email,
@@ -70,8 +69,9 @@ export class AccountPagesController {
     try {
       await this.accounts.setPassword(session.accountId, field(form, 'new_password', 1000), session.idHash);
     } catch (error) {
-      if (!(error instanceof AccountInputError)) throw error;
-      return this.renderAccount(reply, session, { errors: { new_password: error.message } }, 400);
+      // The password's rules, said next to the new password; anything else: the error page.
+      const { password } = formErrors(error, { password: 'The new password' });
+      return this.renderAccount(reply, session, { errors: { new_password: password } }, 400);
     }
     // The new password retires every device cookie; this browser just proved it and keeps one.
     this.pages.keepDevice(reply, await this.accounts.deviceCookie(session.accountId));
@@ -104,8 +104,7 @@ export class AccountPagesController {
     @CurrentSession() session: ActiveSession,
   ) {
     const form = request.body as Form;
-    const account = await this.accounts.findById(session.accountId);
-    if (!account) throw new PageError(404, 'No such account');
+    const account = await this.accounts.get(session.accountId);
     const client = this.pages.signInClient(request);
     const password = await this.signInLimits.checkPassword(account.email, field(form, 'password', 1000), client);
     const check =
@@ -128,16 +127,15 @@ export class AccountPagesController {
   /** The challenge for "Add a passkey" (script calls this, then posts the browser's answer). */
   @Post('/account/passkeys/options')
   async passkeyRegistrationOptions(@Res() reply: FastifyReply, @CurrentSession() session: ActiveSession) {
-    const account = await this.accounts.findById(session.accountId);
-    if (!account) throw new PageError(404, 'No such account');
+    const account = await this.accounts.get(session.accountId);
     try {
       const options = await this.passkeys.registrationOptions(account);
       const pending = await this.challenges.start('passkey-register', account.id, { challenge: options.challenge });
       this.cookies.set(reply, 'challenge', pending);
       return reply.status(200).header('Cache-Control', 'no-store').send(options);
     } catch (error) {
-      if (!(error instanceof PasskeyError)) throw error;
-      return reply.status(400).send({ message: error.message });
+      if (!(error instanceof ApiError && error.errorName === 'passkey_refused')) throw error;
+      return reply.status(error.getStatus()).send({ message: error.detail });
     }
   }
 
@@ -153,10 +151,11 @@ export class AccountPagesController {
       'passkey-register',
     );
     this.cookies.clear(reply, 'challenge');
+    const refuse = (message: string) => this.renderAccount(reply, session, { errors: { passkey: message } }, 400);
+    if (!pending || pending.accountId !== session.accountId) {
+      return refuse('Adding a passkey needs JavaScript, and must be finished within 5 minutes. Try again.');
+    }
     try {
-      if (!pending || pending.accountId !== session.accountId) {
-        throw new PasskeyError('Adding a passkey needs JavaScript, and must be finished within 5 minutes. Try again.');
-      }
       await this.passkeys.register(
         session.accountId,
         field(form, 'name', 1000),
@@ -164,15 +163,15 @@ export class AccountPagesController {
         pending.data.challenge,
       );
     } catch (error) {
-      if (!(error instanceof PasskeyError)) throw error;
-      return this.renderAccount(reply, session, { errors: { passkey: error.message } }, 400);
+      if (!(error instanceof ApiError && error.errorName === 'passkey_refused')) throw error;
+      return refuse(error.detail);
     }
     return reply.redirect('/account?passkey=added', 303);
   }
 
   @Post('/account/passkeys/:id/delete')
   async removePasskey(@Res() reply: FastifyReply, @Param('id') id: string, @CurrentSession() session: ActiveSession) {
-    if (!(await this.passkeys.remove(session.accountId, id))) throw new PageError(404, 'No such passkey');
+    await this.passkeys.remove(session.accountId, id);
     return reply.redirect('/account?passkey=removed', 303);
   }
 
@@ -189,8 +188,7 @@ export class AccountPagesController {
     @Res() reply: FastifyReply,
     @CurrentSession() session: ActiveSession,
   ) {
-    const account = await this.accounts.findById(session.accountId);
-    if (!account) throw new PageError(404, 'No such account');
+    const account = await this.accounts.get(session.accountId);
     const typed = field(request.body as Form, 'confirm_email', 1000)
       .trim()
       .toLowerCase();
@@ -213,8 +211,7 @@ export class AccountPagesController {
     data: { errors: Errors; totpSecret?: string; recoveryCodes?: string[] },
     status = 200,
   ) {
-    const account = await this.accounts.findById(session.accountId);
-    if (!account) throw new PageError(404, 'No such account');
+    const account = await this.accounts.get(session.accountId);
     const query = reply.request.query as Record<string, unknown>;
     const twoFactor = await this.accounts.twoFactorStatus(session.accountId);
     // Not on yet: a new secret for the owner's app (kept in the form, stored once a code proves it).

@@ -1,5 +1,6 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import * as oidc from 'openid-client';
+import { ApiError } from '../../common/errors/api-error.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.tokens.js';
 
@@ -11,22 +12,14 @@ export interface OidcPending {
   next: string;
 }
 
-/** The provider could not be reached (discovery or the token endpoint): a 503, not the person's fault. */
-export class OidcUnavailableError extends Error {
-  override name = 'OidcUnavailableError';
-}
-
-/** The provider's answer was refused; the message is for the person. */
-export class OidcRefusedError extends Error {
-  override name = 'OidcRefusedError';
-}
-
 /**
  * Single sign-on with an OpenID Connect provider (`openid-client`): the authorization code flow
  * with PKCE (S256), `state` and `nonce`. The provider's metadata is discovered on first use
  * and kept; a failed discovery is tried again on the next sign-in. The ID token is checked by
  * the library (signature, issuer, audience, expiry, nonce); the account is the provider's
- * verified email.
+ * verified email. It refuses with ApiErrors: `sso_unavailable` (404 when it is not set up, 503
+ * when the provider cannot be reached: not the person's fault) and `unauthorized` (401, the
+ * provider's answer refused, the detail saying why for the person).
  */
 @Injectable()
 export class OidcService {
@@ -46,7 +39,7 @@ export class OidcService {
 
   /** Where to send the browser, and what its return must match. */
   async start(next: string): Promise<{ url: string; pending: OidcPending }> {
-    const configuration = await this.discover();
+    const configuration = await this.discover('Sign in with your password, or try again later.');
     const pending: OidcPending = {
       state: oidc.randomState(),
       nonce: oidc.randomNonce(),
@@ -67,10 +60,10 @@ export class OidcService {
 
   /**
    * The verified email of the person the provider sent back (`callbackQuery`: the query string
-   * of the callback), checked against what `start` sent. OidcRefusedError for anything wrong.
+   * of the callback), checked against what `start` sent; a 401 `unauthorized` for anything wrong.
    */
   async finish(callbackQuery: string, pending: OidcPending): Promise<string> {
-    const configuration = await this.discover();
+    const configuration = await this.discover('Try again later.');
     let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
     try {
       tokens = await oidc.authorizationCodeGrant(configuration, new URL(`${this.redirectUri}${callbackQuery}`), {
@@ -80,8 +73,8 @@ export class OidcService {
         idTokenExpected: true,
       });
     } catch (error) {
-      if (isNetworkFailure(error)) throw new OidcUnavailableError(describe(error));
-      throw new OidcRefusedError(describe(error));
+      if (isNetworkFailure(error)) throw this.unreachable('Try again later.');
+      throw ApiError.unauthorized(describe(error));
     }
     const claims = tokens.claims();
     let email = claims?.email;
@@ -93,18 +86,32 @@ export class OidcService {
         email = info.email;
         verified = info.email_verified;
       } catch (error) {
-        throw new OidcRefusedError(`the provider did not give an email address (${describe(error)})`);
+        throw ApiError.unauthorized(`the provider did not give an email address (${describe(error)})`);
       }
     }
     if (typeof email !== 'string' || email === '')
-      throw new OidcRefusedError('the provider did not give an email address');
-    if (verified !== true) throw new OidcRefusedError(`the provider has not verified the address ${email}`);
+      throw ApiError.unauthorized('the provider did not give an email address');
+    if (verified !== true) throw ApiError.unauthorized(`the provider has not verified the address ${email}`);
     return email;
   }
 
-  private discover(): Promise<oidc.Configuration> {
+  /** A 404 `sso_unavailable` when single sign-on is not set up on this server. */
+  assertSetUp(): void {
+    if (!this.config.oidc) throw notSetUp();
+  }
+
+  /** The provider could not be reached: a 503 with what the person can do (`advice`). */
+  private unreachable(advice: string): ApiError {
+    const provider = this.name ?? 'The provider';
+    return ApiError.ssoUnavailable(
+      `${provider} cannot be reached right now. ${advice}`,
+      HttpStatus.SERVICE_UNAVAILABLE,
+    );
+  }
+
+  private async discover(advice: string): Promise<oidc.Configuration> {
     const settings = this.config.oidc;
-    if (!settings) return Promise.reject(new OidcUnavailableError('single sign-on is not configured'));
+    if (!settings) throw notSetUp();
     this.configuration ??= oidc
       .discovery(
         new URL(settings.issuer),
@@ -117,10 +124,18 @@ export class OidcService {
       .catch((error: unknown) => {
         this.configuration = undefined;
         this.logger.warn(`Could not discover ${settings.issuer}: ${describe(error)}`);
-        throw new OidcUnavailableError(describe(error));
+        throw error;
       });
-    return this.configuration;
+    try {
+      return await this.configuration;
+    } catch {
+      throw this.unreachable(advice);
+    }
   }
+}
+
+function notSetUp(): ApiError {
+  return ApiError.ssoUnavailable('Single sign-on is not set up on this server.', HttpStatus.NOT_FOUND);
 }
 
 function describe(error: unknown): string {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { HttpStatus, Inject, Injectable } from '@nestjs/common';
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
@@ -10,6 +10,7 @@ import {
   type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import { ApiError } from '../../common/errors/api-error.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.tokens.js';
 import { PasskeysRepository } from './passkeys.repository.js';
@@ -25,17 +26,13 @@ export interface PasskeyView {
   last_used_at: string | null;
 }
 
-/** Why a passkey was refused: said to the person as it is. */
-export class PasskeyError extends Error {
-  override name = 'PasskeyError';
-}
-
 /**
  * Passkeys (WebAuthn, `@simplewebauthn/server`): discoverable credentials, user verification
  * preferred, no attestation. The relying party is SHORT_BASE_URL's host and the only origin
  * accepted is SHORT_BASE_URL's: a credential made for another site, or an answer signed on
  * another origin, is refused. The challenge of each ceremony is kept by the caller (a
- * single-use sign-in step) and passed back here.
+ * single-use sign-in step) and passed back here. Refusals are `passkey_refused` ApiErrors whose
+ * detail is said to the person as it is: 400 when adding a passkey, 401 when signing in.
  */
 @Injectable()
 export class PasskeysService {
@@ -64,7 +61,7 @@ export class PasskeysService {
   async registrationOptions(account: { id: string; email: string }): Promise<PublicKeyCredentialCreationOptionsJSON> {
     const existing = await this.passkeys.listForAccount(account.id);
     if (existing.length >= MAX_PASSKEYS)
-      throw new PasskeyError(`An account can have at most ${MAX_PASSKEYS} passkeys.`);
+      throw ApiError.passkeyRefused(`An account can have at most ${MAX_PASSKEYS} passkeys.`);
     return generateRegistrationOptions({
       rpName: 'shortlink',
       rpID: this.rpId,
@@ -81,10 +78,12 @@ export class PasskeysService {
   async register(accountId: string, name: string, response: unknown, expectedChallenge: string): Promise<void> {
     const label = name.trim();
     if (label === '' || label.length > PASSKEY_NAME_MAX_LENGTH) {
-      throw new PasskeyError(`Give the passkey a name of 1 to ${PASSKEY_NAME_MAX_LENGTH} characters, e.g. the device.`);
+      throw ApiError.passkeyRefused(
+        `Give the passkey a name of 1 to ${PASSKEY_NAME_MAX_LENGTH} characters, e.g. the device.`,
+      );
     }
     if ((await this.passkeys.countForAccount(accountId)) >= MAX_PASSKEYS) {
-      throw new PasskeyError(`An account can have at most ${MAX_PASSKEYS} passkeys.`);
+      throw ApiError.passkeyRefused(`An account can have at most ${MAX_PASSKEYS} passkeys.`);
     }
     let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
@@ -96,9 +95,9 @@ export class PasskeysService {
         requireUserVerification: false,
       });
     } catch (error) {
-      throw new PasskeyError(`The passkey could not be checked: ${describe(error)}`);
+      throw ApiError.passkeyRefused(`The passkey could not be checked: ${describe(error)}`);
     }
-    if (!verified.verified) throw new PasskeyError('The passkey could not be checked.');
+    if (!verified.verified) throw ApiError.passkeyRefused('The passkey could not be checked.');
     const { credential } = verified.registrationInfo;
     const created = await this.passkeys.create({
       id: credential.id,
@@ -108,7 +107,7 @@ export class PasskeysService {
       counter: credential.counter,
       transports: (credential.transports ?? []).join(','),
     });
-    if (!created) throw new PasskeyError('This passkey is registered already.');
+    if (!created) throw ApiError.passkeyRefused('This passkey is registered already.');
   }
 
   /** Options for `navigator.credentials.get()`: any passkey of this site (discoverable). */
@@ -116,12 +115,12 @@ export class PasskeysService {
     return generateAuthenticationOptions({ rpID: this.rpId, userVerification: 'preferred', allowCredentials: [] });
   }
 
-  /** The account a passkey answer signs in to, once checked against the challenge; else PasskeyError. */
+  /** The account a passkey answer signs in to, once checked against the challenge; else a 401 refusal. */
   async signIn(response: unknown, expectedChallenge: string): Promise<string> {
     const answer = response as Partial<AuthenticationResponseJSON> | null;
     const credentialId = typeof answer?.id === 'string' ? answer.id : undefined;
     const key = credentialId && credentialId.length <= 1024 ? await this.passkeys.findById(credentialId) : null;
-    if (!key) throw new PasskeyError('This passkey is not registered here.');
+    if (!key) throw signInRefused('This passkey is not registered here.');
     let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
       verified = await verifyAuthenticationResponse({
@@ -138,16 +137,21 @@ export class PasskeysService {
         requireUserVerification: false,
       });
     } catch (error) {
-      throw new PasskeyError(`The passkey could not be checked: ${describe(error)}`);
+      throw signInRefused(`The passkey could not be checked: ${describe(error)}`);
     }
-    if (!verified.verified) throw new PasskeyError('The passkey could not be checked.');
+    if (!verified.verified) throw signInRefused('The passkey could not be checked.');
     await this.passkeys.recordUse(key.id, verified.authenticationInfo.newCounter);
     return key.accountId;
   }
 
-  async remove(accountId: string, id: string): Promise<boolean> {
-    return this.passkeys.delete(accountId, id);
+  /** Removes one of the account's passkeys; 404 `not_found` for any other id. */
+  async remove(accountId: string, id: string): Promise<void> {
+    if (!(await this.passkeys.delete(accountId, id))) throw ApiError.notFound('No such passkey');
   }
+}
+
+function signInRefused(detail: string): ApiError {
+  return ApiError.passkeyRefused(detail, HttpStatus.UNAUTHORIZED);
 }
 
 function transportsOf(stored: string): AuthenticatorTransport[] {

@@ -1,19 +1,22 @@
 import { Get, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AccountExistsError, AccountInputError, AccountsService } from '../../accounts/accounts.service.js';
+import { AccountsService } from '../../accounts/accounts.service.js';
 import { CurrentSession, Public } from '../auth.decorators.js';
+import { ApiError } from '../../common/errors/api-error.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.tokens.js';
-import { OidcRefusedError, OidcService, OidcUnavailableError, type OidcPending } from './oidc.service.js';
+import { OidcService, type OidcPending } from './oidc.service.js';
 import { PageController } from '../../pages/page-controller.decorator.js';
-import { PageError } from '../../pages/page-error.filter.js';
-import { field, parseJson, Pages, type Errors, type Form } from '../../pages/pages.js';
-import { PasskeyError, PasskeysService } from './passkeys.service.js';
+import { field, formErrors, parseJson, Pages, type Form } from '../../pages/pages.js';
+import { PasskeysService } from './passkeys.service.js';
 import { DEFAULT_NEXT, safeNext } from '../../pages/safe-next.js';
 import { SessionsService, type ActiveSession } from '../sessions/sessions.service.js';
 import { SignInChallenges } from './sign-in-challenges.service.js';
 import { SignInLimits } from './sign-in-limits.service.js';
 import { DashboardCookies } from '../sessions/dashboard-cookies.js';
+
+/** The sign-up form's fields, as the page labels them in messages. */
+const SIGNUP_FIELDS = { email: 'This email', password: 'The password' };
 
 /**
  * Signing up, in and out: password (then a TOTP code when the account has one), passkey, or the
@@ -60,11 +63,9 @@ export class SignInController {
       await this.pages.finishSignIn(request, reply, account.id, await this.accounts.deviceCookie(account.id));
       return reply.redirect('/dashboard', 303);
     } catch (error) {
-      const errors: Errors = {};
-      if (error instanceof AccountInputError) errors[error.field] = error.message;
-      else if (error instanceof AccountExistsError) errors.email = 'This email is already registered. Sign in instead.';
-      else throw error;
-      const status = error instanceof AccountExistsError ? 409 : 400;
+      // Refusals next to their fields (409 for a registered email); anything else: the error page.
+      const errors = formErrors(error, SIGNUP_FIELDS);
+      const status = error instanceof ApiError ? error.getStatus() : 400;
       return this.pages.render(reply, 'signup', { form: { email }, errors, signupOpen: true }, status);
     }
   }
@@ -152,33 +153,25 @@ export class SignInController {
       await this.pages.finishSignIn(request, reply, accountId, await this.accounts.deviceCookie(accountId));
       return reply.redirect(target, 303);
     } catch (error) {
-      if (!(error instanceof PasskeyError)) throw error;
-      return refuse(`That passkey did not sign you in. ${error.message}`, 401);
+      if (!(error instanceof ApiError && error.errorName === 'passkey_refused')) throw error;
+      return refuse(`That passkey did not sign you in. ${error.detail}`, error.getStatus());
     }
   }
 
   /** Single sign-on: off to the provider, with PKCE, state and nonce kept in a sign-in step. */
   @Get('/login/oidc')
   async singleSignOn(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Query('next') next: unknown) {
-    if (!this.oidc.name) throw new PageError(404, 'Single sign-on is not set up on this server.');
-    try {
-      const { url, pending } = await this.oidc.start(safeNext(next));
-      const id = await this.challenges.start('oidc', null, pending);
-      this.cookies.set(reply, 'challenge', id);
-      return reply.redirect(url, 303);
-    } catch (error) {
-      if (!(error instanceof OidcUnavailableError)) throw error;
-      throw new PageError(
-        503,
-        `${this.oidc.name} cannot be reached right now. Sign in with your password, or try again later.`,
-      );
-    }
+    // Not set up (404) or the provider down (503): the error page says so.
+    const { url, pending } = await this.oidc.start(safeNext(next));
+    const id = await this.challenges.start('oidc', null, pending);
+    this.cookies.set(reply, 'challenge', id);
+    return reply.redirect(url, 303);
   }
 
   /** The provider sends the browser back here: one use of the step, then the account by verified email. */
   @Get('/login/oidc/callback')
   async singleSignOnCallback(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    if (!this.oidc.name) throw new PageError(404, 'Single sign-on is not set up on this server.');
+    this.oidc.assertSetUp();
     const refuse = (message: string, status: number) =>
       this.pages.render(reply, 'login', { form: {}, errors: { form: message }, next: DEFAULT_NEXT }, status);
     const wait = await this.signInLimits.countClientAttempt(request.ip);
@@ -195,11 +188,9 @@ export class SignInController {
       const queryAt = request.url.indexOf('?');
       email = await this.oidc.finish(queryAt === -1 ? '' : request.url.slice(queryAt), pending.data);
     } catch (error) {
-      if (error instanceof OidcUnavailableError) {
-        throw new PageError(503, `${this.oidc.name} cannot be reached right now. Try again later.`);
-      }
-      if (!(error instanceof OidcRefusedError)) throw error;
-      return refuse(`${this.oidc.name} did not sign you in: ${error.message}.`, 401);
+      // The provider down (503 `sso_unavailable`) goes on to the error page; a refusal is said here.
+      if (!(error instanceof ApiError && error.errorName === 'unauthorized')) throw error;
+      return refuse(`${this.oidc.name} did not sign you in: ${error.detail}.`, error.getStatus());
     }
     let account = await this.accounts.findByEmail(email);
     if (!account) {
@@ -209,7 +200,8 @@ export class SignInController {
       try {
         account = await this.accounts.create(email);
       } catch (error) {
-        if (!(error instanceof RangeError || error instanceof AccountExistsError)) throw error;
+        // Not an address this service takes, or made a moment ago by another sign-in.
+        if (!(error instanceof ApiError)) throw error;
         account = await this.accounts.findByEmail(email);
         if (!account) return refuse(`${email} cannot be used for an account here.`, 403);
       }

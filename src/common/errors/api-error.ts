@@ -1,6 +1,10 @@
 import { HttpException, HttpStatus } from '@nestjs/common';
 
-/** Stable machine names of every error the API answers with (the `error` member). */
+/**
+ * Stable machine names of every domain error (the problem's `error` member). The API answers
+ * with them; `account_exists`, `passkey_refused` and `sso_unavailable` come only from services
+ * the pages and the CLI call, and are listed so that one catalogue names every refusal.
+ */
 export const ERROR_NAMES = [
   'invalid_url',
   'invalid_code',
@@ -18,6 +22,9 @@ export const ERROR_NAMES = [
   'rate_limited',
   'internal_error',
   'service_unavailable',
+  'account_exists',
+  'passkey_refused',
+  'sso_unavailable',
 ] as const;
 export type ErrorName = (typeof ERROR_NAMES)[number];
 
@@ -27,8 +34,18 @@ export interface FieldError {
 }
 
 /**
- * A domain error with a stable name. Services throw these; the problem-details filter turns
- * them into RFC 9457 bodies (and the plain-text endpoint into `error: <name>`).
+ * A domain error with a stable name: the one family of errors services throw to their callers
+ * for anything a client, a person on a page or a CLI user can act on (input refused, nothing
+ * found, a conflict, sign-in refused, a provider down). Each caller maps it in one place: the
+ * problem-details filter into RFC 9457 bodies (and the plain-text endpoint into `error: <name>`),
+ * the page error filter into an error page (forms show it next to their fields: `formErrors`),
+ * the CLI into one `shortlink: <detail>` line. `detail` and the field messages are written for
+ * people; callers branch on `errorName`, never on the text.
+ *
+ * Not in the family: the installation's and the process's faults, which no service throws to a
+ * client (ConfigError, MigrationError, the SQLite writer's errors, BackupError, ImportFileError,
+ * CliError); errors raised below Nest, mapped by their code like Fastify's own (the JSON body
+ * parser's); and the guard's page-only outcomes (page-access.errors.ts).
  */
 export class ApiError extends HttpException {
   constructor(
@@ -64,6 +81,23 @@ export class ApiError extends HttpException {
   }
   static codeTaken(code: string) {
     return new ApiError(HttpStatus.CONFLICT, 'code_taken', `The code "${code}" is already taken`);
+  }
+  /** The e-mail address has an account already (compared case-insensitively). */
+  static accountExists(email: string) {
+    return new ApiError(HttpStatus.CONFLICT, 'account_exists', `An account for ${email} already exists`, [
+      { field: 'email', message: 'email is already registered' },
+    ]);
+  }
+  /** A passkey refused: 400 when adding one, 401 when it was to sign someone in. */
+  static passkeyRefused(
+    detail: string,
+    status: HttpStatus.BAD_REQUEST | HttpStatus.UNAUTHORIZED = HttpStatus.BAD_REQUEST,
+  ) {
+    return new ApiError(status, 'passkey_refused', detail);
+  }
+  /** Single sign-on cannot be used: 404 when it is not set up here, 503 when its provider cannot be reached. */
+  static ssoUnavailable(detail: string, status: HttpStatus.NOT_FOUND | HttpStatus.SERVICE_UNAVAILABLE) {
+    return new ApiError(status, 'sso_unavailable', detail);
   }
 }
 

@@ -77,6 +77,21 @@ const CATALOGUE: Record<ErrorName, { status: number; when: string; detail: strin
     status: 503,
     when: 'the database is unreachable; retry later',
     detail: 'The database is unavailable; retry later',
+  }, // Refusals of the services behind the dashboard and the CLI; no API operation answers them yet.
+  account_exists: {
+    status: 409,
+    when: 'an account with this e-mail address exists (addresses are compared case-insensitively)',
+    detail: 'An account for owner@example.com already exists',
+  },
+  passkey_refused: {
+    status: 400,
+    when: 'a passkey could not be added or did not sign in (401 then); the detail says why',
+    detail: 'An account can have at most 20 passkeys.',
+  },
+  sso_unavailable: {
+    status: 503,
+    when: 'single sign-on cannot be used: its provider cannot be reached (404 when it is not set up)',
+    detail: 'Example ID cannot be reached right now. Try again later.',
   },
 };
 
