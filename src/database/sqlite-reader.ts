@@ -46,17 +46,33 @@ export class SqliteReader {
     }
   }
 
+  /**
+   * Every row as an array of its columns, in the query's order, typed by a named tuple (`Row`).
+   * For the reads of many rows on the API's hot paths: better-sqlite3 builds an array per row
+   * for less than an object (about 0.8 µs less per row of 8 columns, 16 µs of a 20-link page).
+   */
+  tuples<Row extends unknown[]>(sql: string, ...params: unknown[]): Row[] {
+    try {
+      return this.statement(sql, true).all(...params) as Row[];
+    } catch (error) {
+      throw sqliteReadFailure(error);
+    }
+  }
+
   close(): void {
     this.statements.clear();
     this.db?.close();
     this.db = undefined;
   }
 
-  private statement(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
+  /** The kept statement for `sql`; `raw`: one that answers arrays (kept apart: raw is its mode). */
+  private statement(sql: string, raw = false): Database.Statement {
+    const key = raw ? `raw:${sql}` : sql;
+    let statement = this.statements.get(key);
     if (!statement) {
       statement = this.handle().prepare(sql);
-      this.statements.set(sql, statement);
+      if (raw) statement.raw(true);
+      this.statements.set(key, statement);
     }
     return statement;
   }

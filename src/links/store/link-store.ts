@@ -12,35 +12,6 @@ export interface StoredLink {
   expiresAt: Date | null;
 }
 
-/**
- * A `links` row as the stores' list queries select it (columns aliased to these names), with its
- * times as each database gives them: SQLite's ISO text, or PostgreSQL's epoch milliseconds.
- */
-export interface LinkRow<Time extends string | number> {
-  code: string;
-  url: string;
-  accountId: string | null;
-  clicks: number;
-  clicksThroughBatch: number;
-  createdAt: Time;
-  updatedAt: Time;
-  expiresAt: Time | null;
-}
-
-/** A LinkRow's link: `new Date` reads either form of time. */
-export function toStoredLink(row: LinkRow<string | number>): StoredLink {
-  return {
-    code: row.code,
-    url: row.url,
-    accountId: row.accountId,
-    clicks: row.clicks,
-    clicksThroughBatch: row.clicksThroughBatch,
-    createdAt: new Date(row.createdAt),
-    updatedAt: new Date(row.updatedAt),
-    expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
-  };
-}
-
 /** What creating a link writes. */
 export interface NewLink {
   code: string;

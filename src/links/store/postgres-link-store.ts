@@ -1,8 +1,30 @@
 import type { PostgresPool } from '../../database/postgres-pools.js';
-import { LinkStore, toStoredLink, type LinkRow as StoredRow, type NewLink, type StoredLinkPage } from './link-store.js';
+import { LinkStore, type NewLink, type StoredLink, type StoredLinkPage } from './link-store.js';
 
-/** The list queries' rows: times as epoch milliseconds (UTC, see LINK_COLUMNS). */
-type LinkRow = StoredRow<number>;
+/** A `links` row as the list queries select it (LINK_COLUMNS), times as epoch milliseconds. */
+interface LinkRow {
+  code: string;
+  url: string;
+  accountId: string | null;
+  clicks: number;
+  clicksThroughBatch: number;
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number | null;
+}
+
+function toStoredLink(row: LinkRow): StoredLink {
+  return {
+    code: row.code,
+    url: row.url,
+    accountId: row.accountId,
+    clicks: row.clicks,
+    clicksThroughBatch: row.clicksThroughBatch,
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+    expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
+  };
+}
 
 /**
  * The columns of a LinkRow. The timestamps are `timestamp(3)` without a time zone, holding UTC

@@ -1,16 +1,45 @@
 import type { PrismaService } from '../../database/prisma.service.js';
 import { SqliteWriterUnavailableError, toSqliteDateTime } from '../../database/sqlite-background-writer.js';
 import type { SqliteConnections } from '../../database/sqlite-connections.js';
-import { LinkStore, toStoredLink, type LinkRow as StoredRow, type NewLink, type StoredLinkPage } from './link-store.js';
+import { LinkStore, type NewLink, type StoredLink, type StoredLinkPage } from './link-store.js';
 
-/** The list queries' rows: times as the ISO text Prisma's adapter writes. */
-type LinkRow = StoredRow<string>;
+/**
+ * A `links` row as the list queries select it (LINK_COLUMNS, in this order), times as the ISO
+ * text Prisma's adapter writes. Read as an array (`SqliteReader.tuples`): the list is the API's
+ * most frequent read, and an object per row cost 8 % of its CPU.
+ */
+type LinkTuple = [
+  code: string,
+  url: string,
+  accountId: string | null,
+  clicks: number,
+  clicksThroughBatch: number,
+  createdAt: string,
+  updatedAt: string,
+  expiresAt: string | null,
+];
+
+/** A LinkTuple's link (a longer row, e.g. with the search's total after it, reads the same). */
+function toStoredLink([code, url, accountId, clicks, clicksThroughBatch, createdAt, updatedAt, expiresAt]: [
+  ...LinkTuple,
+  ...unknown[],
+]): StoredLink {
+  return {
+    code,
+    url,
+    accountId,
+    clicks,
+    clicksThroughBatch,
+    createdAt: new Date(createdAt),
+    updatedAt: new Date(updatedAt),
+    expiresAt: expiresAt === null ? null : new Date(expiresAt),
+  };
+}
 
 /** Rows per multi-row INSERT: 7 parameters each, far below SQLite's 32,766-variable limit. */
 const INSERT_BATCH = 500;
 
-const LINK_COLUMNS = `code, url, account_id AS accountId, clicks, clicks_through_batch AS clicksThroughBatch,
-  created_at AS createdAt, updated_at AS updatedAt, expires_at AS expiresAt`;
+const LINK_COLUMNS = 'code, url, account_id, clicks, clicks_through_batch, created_at, updated_at, expires_at';
 const NEWEST_FIRST = 'ORDER BY created_at DESC, code ASC LIMIT ? OFFSET ?';
 const SEARCH_FILTER = "account_id = ? AND (code LIKE ? ESCAPE '\\' OR url LIKE ? ESCAPE '\\')";
 
@@ -104,7 +133,7 @@ export class SqliteLinkStore extends LinkStore {
 
   /** Two reads, not one transaction: a link created or deleted between them can show in one only. */
   listForAccount(accountId: string, limit: number, offset: number): Promise<StoredLinkPage> {
-    const rows = this.sqlite.reader.all<LinkRow>(
+    const rows = this.sqlite.reader.tuples<LinkTuple>(
       `SELECT ${LINK_COLUMNS} FROM links WHERE account_id = ? ${NEWEST_FIRST}`,
       accountId,
       limit,
@@ -114,7 +143,7 @@ export class SqliteLinkStore extends LinkStore {
       'SELECT link_count AS total FROM accounts WHERE id = ?',
       accountId,
     );
-    return Promise.resolve({ links: rows.map(toStoredLink), total: counted?.total ?? 0 });
+    return Promise.resolve({ links: rows.map((row) => toStoredLink(row)), total: counted?.total ?? 0 });
   }
 
   /**
@@ -123,15 +152,15 @@ export class SqliteLinkStore extends LinkStore {
    * what ILIKE does on PostgreSQL.
    */
   searchForAccount(accountId: string, pattern: string, limit: number, offset: number): Promise<StoredLinkPage> {
-    const rows = this.sqlite.reader.all<LinkRow & { total: number }>(
-      `SELECT ${LINK_COLUMNS}, count(*) OVER () AS total FROM links WHERE ${SEARCH_FILTER} ${NEWEST_FIRST}`,
+    const rows = this.sqlite.reader.tuples<[...LinkTuple, total: number]>(
+      `SELECT ${LINK_COLUMNS}, count(*) OVER () FROM links WHERE ${SEARCH_FILTER} ${NEWEST_FIRST}`,
       accountId,
       pattern,
       pattern,
       limit,
       offset,
     );
-    if (rows.length > 0) return Promise.resolve({ links: rows.map(toStoredLink), total: rows[0].total });
+    if (rows.length > 0) return Promise.resolve({ links: rows.map((row) => toStoredLink(row)), total: rows[0][8] });
     const counted = this.sqlite.reader.get<{ total: number }>(
       `SELECT count(*) AS total FROM links WHERE ${SEARCH_FILTER}`,
       accountId,
