@@ -1,19 +1,20 @@
 import Database from 'better-sqlite3';
 import { DatabaseUnavailableError } from './database-unavailable.js';
 
-/**
- * Bytes of the SQLite file the handle reads through a memory map. Address space, not memory: the
- * pages are the OS's page cache, shared, and dropped under pressure like any cached file page
- * (they do show in the process's RSS). Over many links most lookups miss SQLite's own page cache
- * (which it also empties whenever another connection commits, i.e. after every click batch or new
- * link), and each missed page was a pread() system call and a copy; mapped, a page is read in place.
- */
-const MMAP_BYTES = 1024 ** 3;
+/** How a read-only handle reads the file. */
+export interface SqliteReaderOptions {
+  /**
+   * Bytes of the file read through a memory map (0: none, SQLite's own page cache only). Address
+   * space, not memory: the pages are the OS's page cache, shared, and dropped under pressure like
+   * any cached file page, but every page the handle touches shows in the process's RSS.
+   */
+  mmapBytes: number;
+}
 
 /**
- * The service's one read-only handle on the SQLite file, for the reads Prisma was measured too
- * slow on (cold redirects, lists, searches, the token and session every request presents, a
- * link's clicks), with its prepared statements kept. WAL mode (set by the app's Prisma client,
+ * A read-only handle on the SQLite file, for the reads Prisma was measured too slow on (cold
+ * redirects, lists, searches, the token and session every request presents, a link's clicks),
+ * with its prepared statements kept (see SqliteConnections for the two the service opens). WAL mode (set by the app's Prisma client,
  * see `tuneSqlite`) lets it read while the writers write; each read is a transaction of its own,
  * so it sees the latest commit. better-sqlite3 is synchronous: acceptable for these indexed,
  * microsecond-scale reads. Opened on first use, i.e. after start-up has created and migrated the
@@ -26,7 +27,10 @@ export class SqliteReader {
   private db?: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    private readonly options: SqliteReaderOptions,
+  ) {}
 
   /** The first row `sql` answers with `params`; undefined when none. */
   get<Row>(sql: string, ...params: unknown[]): Row | undefined {
@@ -81,7 +85,7 @@ export class SqliteReader {
     if (!this.db) {
       const db = new Database(this.file, { readonly: true, fileMustExist: true, timeout: 5000 });
       try {
-        db.pragma(`mmap_size = ${MMAP_BYTES}`);
+        if (this.options.mmapBytes > 0) db.pragma(`mmap_size = ${this.options.mmapBytes}`);
       } catch (error) {
         db.close();
         throw error;

@@ -57,7 +57,7 @@ function lookupFor(_kind: 'sqlite' | 'postgresql', url: string): RedirectLookup 
   const connections = openDatabaseConnections(readDatabaseUrl(url));
   const lookup =
     connections.kind === 'sqlite'
-      ? new SqliteRedirectLookup(connections.reader)
+      ? new SqliteRedirectLookup(connections.lookups)
       : new PostgresRedirectLookup(connections.hot);
   connectionsOf.set(lookup, connections);
   return lookup;

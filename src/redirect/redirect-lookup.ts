@@ -26,7 +26,7 @@ export abstract class RedirectLookup {
 const SQLITE_TARGET = 'SELECT url, expires_at AS expiresAt FROM links WHERE code = ?';
 
 /**
- * SQLite: the service's read-only handle (`SqliteReader`, memory-mapped). Each lookup is a read
+ * SQLite: the lookups' read-only handle (`SqliteConnections.lookups`, memory-mapped). Each lookup is a read
  * transaction of its own, so it always sees the latest commit; sharing one read transaction among
  * the lookups of an event-loop turn was measured and bought nothing measurable
  * (docs/performance.md).
@@ -98,6 +98,6 @@ export class PostgresRedirectLookup extends RedirectLookup {
 }
 
 export const redirectLookupProvider = byDatabaseKind(RedirectLookup, {
-  sqlite: ({ reader }) => new SqliteRedirectLookup(reader),
+  sqlite: ({ lookups }) => new SqliteRedirectLookup(lookups),
   postgresql: ({ hot }) => new PostgresRedirectLookup(hot),
 });
