@@ -5,9 +5,9 @@
  * Only these labels are kept, each from a small fixed vocabulary (ISO country codes and `ZZ`;
  * four devices; bowser's browser and system names and `Other`). The facts they come from, the
  * client's IP address (socket or `X-Forwarded-For`) and its `User-Agent`, are never stored, logged
- * or sent anywhere: the click pipeline holds them in memory until it labels its clicks at flush
- * time and drops them then, and nothing here writes them anywhere (the caches below hold them
- * only as keys, in memory, a bounded number).
+ * or sent anywhere: they live in memory only, where the click pipeline keeps a click's facts until
+ * its flush labels them and then drops them. Nothing here writes or logs them; the caches behind
+ * this hold a bounded number of them as keys, in memory.
  */
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../config/app-config.js';
