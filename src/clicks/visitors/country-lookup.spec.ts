@@ -1,0 +1,96 @@
+import { jest } from '@jest/globals';
+import { Logger } from '@nestjs/common';
+import { CountryLookup, UNKNOWN_COUNTRY } from './country-lookup.js';
+
+describe('CountryLookup', () => {
+  let sut: CountryLookup;
+
+  beforeEach(() => {
+    sut = new CountryLookup();
+  });
+
+  it('reads the database on the first lookup, not before', () => {
+    expect(sut.opened).toBe(false);
+    sut.countryOf('8.8.8.8');
+    expect(sut.opened).toBe(true);
+  });
+
+  it.each([
+    ['8.8.8.8', 'US'],
+    ['193.0.6.139', 'NL'],
+    ['::ffff:193.0.6.139', 'NL'],
+    ['::ffff:c100:68b', 'NL'],
+    ['[::ffff:193.0.6.139]:443', 'NL'],
+    ['193.0.6.139:5678', 'NL'],
+    ['2001:4860:4860::8888', 'US'],
+    ['[2001:4860:4860::8888]:443', 'US'],
+    ['2001:67c:2e8:22::c100:68b', 'NL'],
+  ])('%s → %s', (ip, country) => {
+    expect(sut.countryOf(ip)).toBe(country);
+  });
+
+  it.each([
+    ['no address', undefined],
+    ['an empty address', ''],
+    ['a private address', '10.0.0.1'],
+    ['a private address (172.16/12)', '172.20.1.1'],
+    ['a private address (192.168/16)', '192.168.1.1'],
+    ['a shared (CGNAT) address', '100.64.0.1'],
+    ['a loopback address', '127.0.0.1'],
+    ['an IPv4-mapped loopback address', '::ffff:127.0.0.1'],
+    ['the IPv6 loopback address', '::1'],
+    ['the unspecified address', '::'],
+    ['the IPv4 unspecified address', '0.0.0.0'],
+    ['a link-local address', '169.254.1.1'],
+    ['an IPv6 link-local address with a zone', 'fe80::1%eth0'],
+    ['a unique-local address', 'fd12:3456:789a::1'],
+    ['a documentation address', '192.0.2.1'],
+    ['an IPv6 documentation address', '2001:db8::1'],
+    ['a multicast address', '224.0.0.1'],
+    ['the broadcast address', '255.255.255.255'],
+    ['a name', 'localhost'],
+    ['garbage', 'not an address'],
+    ['control characters', '8.8.8.8\u0000'],
+    ['10 KB of digits', '8'.repeat(10_240)],
+  ])('answers ZZ for %s', (_name, ip) => {
+    expect(sut.countryOf(ip)).toBe(UNKNOWN_COUNTRY);
+  });
+
+  it('answers in upper case, two letters or ZZ, for any address', () => {
+    for (let i = 0; i < 2000; i++) {
+      const ip = `${(i * 7919) % 256}.${(i * 31) % 256}.${(i * 17) % 256}.${i % 256}`;
+      expect(sut.countryOf(ip)).toMatch(/^[A-Z]{2}$/);
+    }
+  });
+
+  it('remembers addresses, never more than its capacity', () => {
+    sut = new CountryLookup(undefined, 100);
+    for (let i = 0; i < 1000; i++) sut.countryOf(`8.8.${i >> 8}.${i & 255}`);
+    expect(sut.cacheSize).toBe(100);
+    for (let i = 0; i < 1000; i++) sut.countryOf(`garbage ${i}`);
+    expect(sut.cacheSize).toBe(100);
+  });
+
+  it('answers ZZ for everything, without throwing, when the database cannot be read, and says so once', () => {
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      sut = new CountryLookup('/nonexistent/countries.mmdb');
+      expect(sut.countryOf('8.8.8.8')).toBe(UNKNOWN_COUNTRY);
+      expect(sut.countryOf('193.0.6.139')).toBe(UNKNOWN_COUNTRY);
+      expect(sut.opened).toBe(true);
+      expect(error).toHaveBeenCalledTimes(1);
+      expect(error.mock.calls[0][0]).toContain('/nonexistent/countries.mmdb');
+    } finally {
+      error.mockRestore();
+    }
+  });
+
+  it('looks 10,000 cached addresses up in far less than a millisecond each', () => {
+    const addresses = Array.from({ length: 100 }, (_, i) => `193.0.6.${i}`);
+    for (const ip of addresses) sut.countryOf(ip);
+    const started = performance.now();
+    for (let i = 0; i < 10_000; i++) sut.countryOf(addresses[i % 100]);
+    // About 1 ms on an idle laptop; the bound leaves room for a loaded CI machine.
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+});
