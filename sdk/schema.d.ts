@@ -273,7 +273,13 @@ export interface components {
         };
         DailyClicks: {
             /**
-             * @description Redirects (GET) served that day.
+             * @description Of that day's clicks, those from bots: crawlers, link-preview fetchers, uptime monitors,
+             *     headless browsers and scripts, recognised by their `User-Agent` (none counts as a bot).
+             * @example 3
+             */
+            bots: number;
+            /**
+             * @description Redirects (GET) served that day, bots included.
              * @example 12
              */
             clicks: number;
@@ -354,13 +360,18 @@ export interface components {
         };
         LinkClicks: {
             /**
+             * @description The bots' clicks over the window (the sum of `days[].bots`).
+             * @example 9
+             */
+            bots: number;
+            /**
              * @description The link's short code.
              * @example Ab3dE9x
              */
             code: string;
             /** @description Every UTC day of the window, oldest first, today last, zeros included. */
             days: components["schemas"]["DailyClicks"][];
-            /** @description The top 10 referring hosts over the window, most clicks first. */
+            /** @description The top 10 referring hosts of people's clicks over the window, most clicks first. */
             referrers: components["schemas"]["ReferrerClicks"][];
             /**
              * @description All clicks since the link was created (the link's `clicks`).
@@ -433,7 +444,7 @@ export interface components {
         };
         ReferrerClicks: {
             /**
-             * @description Clicks from that host in the window.
+             * @description People's clicks from that host in the window (bots' are not counted here).
              * @example 7
              */
             clicks: number;

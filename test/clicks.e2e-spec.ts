@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { ClickCounter } from '../src/clicks/click-counter.js';
 import { ClickSink } from '../src/clicks/click-sink.js';
 import { SqliteClickSink } from '../src/clicks/sqlite-click-sink.js';
@@ -9,9 +10,15 @@ import { startTestApp, type TestApp } from './support/test-app.js';
 interface LinkClicks {
   code: string;
   total: number;
-  days: Array<{ date: string; clicks: number }>;
+  days: Array<{ date: string; clicks: number; bots: number }>;
+  bots: number;
   referrers: Array<{ host: string; clicks: number }>;
 }
+
+/** A person's browser (fetch itself says `node`, a script's user agent: a bot). */
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:145.0) Gecko/20100101 Firefox/145.0';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.5 Mobile/15E148 Safari/604.1';
 
 const DAY_MS = 86_400_000;
 const dayBefore = (days: number) => new Date(Date.now() - days * DAY_MS).toISOString().slice(0, 10);
@@ -43,13 +50,34 @@ describe('GET /api/links/{code}/clicks', () => {
     return (await response.json()) as LinkClicks;
   }
 
-  async function visit(code: string, referer?: string, method = 'GET'): Promise<void> {
-    const response = await testApp.request(`/${code}`, {
-      method,
-      redirect: 'manual',
-      headers: referer ? { referer } : {},
-    });
+  async function visit(
+    code: string,
+    referer?: string,
+    method = 'GET',
+    userAgent: string | null = FIREFOX,
+  ): Promise<void> {
+    const headers: Record<string, string> = referer ? { referer } : {};
+    if (userAgent !== null) headers['user-agent'] = userAgent;
+    const response = await testApp.request(`/${code}`, { method, redirect: 'manual', headers });
     expect(response.status).toBe(302);
+  }
+
+  /** A request without any User-Agent header (fetch always adds one). */
+  function visitWithoutUserAgent(code: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const { port } = new URL(testApp.baseUrl);
+      const request = httpRequest(
+        { host: '127.0.0.1', port, path: `/${code}`, headers: { referer: 'https://news.example/' } },
+        (response) => {
+          response.resume();
+          response.on('end', () =>
+            response.statusCode === 302 ? resolve() : reject(new Error(`${response.statusCode}`)),
+          );
+        },
+      );
+      request.on('error', reject);
+      request.end();
+    });
   }
 
   /** On SQLite, moves the click log into the links and their daily rows (PostgreSQL has none). */
@@ -83,8 +111,9 @@ describe('GET /api/links/{code}/clicks', () => {
       expect(body.code).toBe(code);
       expect(body.total).toBe(5);
       expect(body.days).toHaveLength(30);
-      expect(body.days.at(-1)).toEqual({ date: dayBefore(0), clicks: 5 });
-      expect(body.days[0]).toEqual({ date: dayBefore(29), clicks: 0 });
+      expect(body.days.at(-1)).toEqual({ date: dayBefore(0), clicks: 5, bots: 0 });
+      expect(body.days[0]).toEqual({ date: dayBefore(29), clicks: 0, bots: 0 });
+      expect(body.bots).toBe(0);
       expect(body.days.slice(0, -1).every((day) => day.clicks === 0)).toBe(true);
       expect(body.referrers).toEqual([
         { host: '(direct)', clicks: 2 },
@@ -94,6 +123,46 @@ describe('GET /api/links/{code}/clicks', () => {
     }
     const link = await testApp.request(`/api/links/${code}`, { headers: owner.bearer });
     expect(((await link.json()) as { clicks: number }).clicks).toBe(5);
+  });
+
+  it('counts bots apart: in clicks and days[].bots, never among the referrers; people as before', async () => {
+    const code = await createLink();
+    const bots = [
+      'curl/8.5.0',
+      'python-requests/2.32.3',
+      'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+      'facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)',
+      'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/120.0.0.0 Safari/537.36',
+      'UptimeRobot/2.0 (http://www.uptimerobot.com/)',
+      'node',
+    ];
+    for (const agent of bots) await visit(code, 'https://chat.example/room', 'GET', agent);
+    await visitWithoutUserAgent(code);
+    await visit(code, 'https://news.example/a', 'GET', FIREFOX);
+    await visit(code, 'https://news.example/b', 'GET', IPHONE);
+    await visit(code, undefined, 'GET', IPHONE);
+    // A hostile user agent, 10 KB with a control character: still redirected, counted as a bot.
+    await visit(code, undefined, 'GET', `curl/8.5.0 ${'x'.repeat(10_000)}\t(evil)`);
+
+    const botClicks = bots.length + 2;
+    const total = botClicks + 3;
+    await eventually(async () => expect((await clicks(code)).total).toBe(total));
+    const before = await clicks(code);
+    await fold();
+    const after = await clicks(code);
+
+    for (const body of [before, after]) {
+      expect(body.total).toBe(total);
+      expect(body.days.at(-1)).toEqual({ date: dayBefore(0), clicks: total, bots: botClicks });
+      expect(body.bots).toBe(botClicks);
+      expect(body.referrers).toEqual([
+        { host: 'news.example', clicks: 2 },
+        { host: '(direct)', clicks: 1 },
+      ]);
+    }
+    const link = await testApp.request(`/api/links/${code}`, { headers: owner.bearer });
+    expect(((await link.json()) as { clicks: number }).clicks).toBe(total);
   });
 
   it('shows the window asked for, oldest day first, over a year of daily rows; the total is all-time', async () => {
@@ -118,8 +187,8 @@ describe('GET /api/links/{code}/clicks', () => {
 
     const week = await clicks(code, '?days=7');
     expect(week.days).toEqual([
-      ...[6, 5, 4, 3, 2, 1].map((daysAgo) => ({ date: dayBefore(daysAgo), clicks: daysAgo })),
-      { date: dayBefore(0), clicks: 1 },
+      ...[6, 5, 4, 3, 2, 1].map((daysAgo) => ({ date: dayBefore(daysAgo), clicks: daysAgo, bots: 0 })),
+      { date: dayBefore(0), clicks: 1, bots: 0 },
     ]);
     // Days 1–6 back: hosts site0..site5 with 1..6 clicks, and today's visit from site0.
     expect(week.referrers).toEqual([
@@ -133,7 +202,7 @@ describe('GET /api/links/{code}/clicks', () => {
 
     const year = await clicks(code, '?days=366');
     expect(year.days).toHaveLength(366);
-    expect(year.days[0]).toEqual({ date: dayBefore(365), clicks: 365 });
+    expect(year.days[0]).toEqual({ date: dayBefore(365), clicks: 365, bots: 0 });
     expect(year.days.reduce((sum, day) => sum + day.clicks, 0)).toBe((365 * 366) / 2 + 1);
     expect(year.referrers).toHaveLength(10);
     expect(year.referrers.map((referrer) => referrer.clicks)).toEqual(
@@ -212,7 +281,7 @@ describe('GET /api/links/{code}/clicks', () => {
     // The counter's pending clicks are written by the last flush (see test/shutdown.e2e-spec.ts
     // for the process being stopped by SIGTERM).
     const code = await createLink();
-    testApp.app.get(ClickCounter).record(code, 'https://late.example/');
+    testApp.app.get(ClickCounter).record(code, 'https://late.example/', FIREFOX);
     await testApp.app.get(ClickCounter).flush();
     await fold();
     expect((await clicks(code)).referrers).toEqual([{ host: 'late.example', clicks: 1 }]);

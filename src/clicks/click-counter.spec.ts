@@ -3,7 +3,7 @@ import type { AppConfig } from '../config/app-config.js';
 import type { PostgresPool } from '../database/postgres-pools.js';
 import type { PrismaService } from '../database/prisma.service.js';
 import type { SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
-import { ClickCounter } from './click-counter.js';
+import { ClickCounter, MAX_AGENTS_PER_DAY } from './click-counter.js';
 import { ClickSink } from './click-sink.js';
 import { parseTally, totalClicks, type ClickTally } from './click-tally.js';
 import { LoggedClicks } from './logged-clicks.js';
@@ -44,6 +44,9 @@ class RecordingSink extends ClickSink {
   }
 }
 
+/** A person's browser: clicks without a user agent are bots'. */
+const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:145.0) Gecko/20100101 Firefox/145.0';
+
 describe('ClickCounter (by UTC day and referrer host)', () => {
   afterEach(() => jest.useRealTimers());
 
@@ -51,10 +54,10 @@ describe('ClickCounter (by UTC day and referrer host)', () => {
     jest.useFakeTimers({ now: Date.parse('2026-11-24T12:00:00Z') });
     const sink = new RecordingSink();
     const sut = new ClickCounter(sink, config);
-    sut.record('a', 'https://News.Example/item?id=1');
-    sut.record('a', 'https://news.example/other');
-    sut.record('a', undefined);
-    sut.record('b', 'android-app://com.example.app/');
+    sut.record('a', 'https://News.Example/item?id=1', FIREFOX);
+    sut.record('a', 'https://news.example/other', FIREFOX);
+    sut.record('a', undefined, FIREFOX);
+    sut.record('b', 'android-app://com.example.app/', FIREFOX);
 
     await sut.flush();
 
@@ -67,6 +70,7 @@ describe('ClickCounter (by UTC day and referrer host)', () => {
               '2026-11-24',
               {
                 clicks: 3,
+                bots: 0,
                 referrers: new Map([
                   ['news.example', 2],
                   ['(direct)', 1],
@@ -75,9 +79,48 @@ describe('ClickCounter (by UTC day and referrer host)', () => {
             ],
           ]),
         ],
-        ['b', new Map([['2026-11-24', { clicks: 1, referrers: new Map([['com.example.app', 1]]) }]])],
+        ['b', new Map([['2026-11-24', { clicks: 1, bots: 0, referrers: new Map([['com.example.app', 1]]) }]])],
       ]),
     );
+  });
+
+  it("counts bots' clicks apart (a missing User-Agent is a bot's), leaving them out of the referrers", async () => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-24T12:00:00Z') });
+    const sink = new RecordingSink();
+    const sut = new ClickCounter(sink, config);
+    sut.record('a', 'https://chat.example/', 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)');
+    sut.record('a', 'https://chat.example/', 'curl/8.5.0');
+    sut.record('a', 'https://chat.example/', undefined);
+    sut.record('a', 'https://news.example/', FIREFOX);
+
+    await sut.flush();
+
+    expect(sink.batches[0].get('a')?.get('2026-11-24')).toEqual({
+      clicks: 4,
+      bots: 3,
+      referrers: new Map([['news.example', 1]]),
+    });
+  });
+
+  it('keeps at most MAX_AGENTS_PER_DAY user agents per code and day until the flush, labelling the rest at once', async () => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-24T12:00:00Z') });
+    const sink = new RecordingSink();
+    const sut = new ClickCounter(sink, config);
+    const extra = 100;
+    for (let i = 0; i < MAX_AGENTS_PER_DAY + extra; i++) {
+      sut.record('a', undefined, i % 2 === 0 ? `${FIREFOX} build/${i}` : `curl/${i}`);
+    }
+    const seen = (sut as unknown as { pending: Map<string, Map<string, { agents: Map<string, unknown> }>> }).pending;
+    expect(seen.get('a')?.get('2026-11-24')?.agents.size).toBe(MAX_AGENTS_PER_DAY);
+    expect(sut.pendingClicks('a')).toBe(MAX_AGENTS_PER_DAY + extra);
+
+    await sut.flush();
+
+    expect(sink.batches[0].get('a')?.get('2026-11-24')).toEqual({
+      clicks: MAX_AGENTS_PER_DAY + extra,
+      bots: (MAX_AGENTS_PER_DAY + extra) / 2,
+      referrers: new Map([['(direct)', (MAX_AGENTS_PER_DAY + extra) / 2]]),
+    });
   });
 
   it('puts the clicks of a flush that spans midnight (UTC) each in its own day', async () => {

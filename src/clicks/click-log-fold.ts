@@ -104,16 +104,16 @@ async function fold(db: Database.Database, spreadMs: number, context: TaskContex
     return total;
   };
   const addDay = db.prepare(
-    `INSERT INTO link_daily_clicks (code, day, clicks) VALUES (?, ?, ?)
-     ON CONFLICT (code, day) DO UPDATE SET clicks = clicks + excluded.clicks`,
+    `INSERT INTO link_daily_clicks (code, day, clicks, bots) VALUES (?, ?, ?, ?)
+     ON CONFLICT (code, day) DO UPDATE SET clicks = clicks + excluded.clicks, bots = bots + excluded.bots`,
   );
   const addHost = db.prepare(
     `INSERT INTO link_daily_referrers (code, day, host, clicks) VALUES (?, ?, ?, ?)
      ON CONFLICT (code, day, host) DO UPDATE SET clicks = clicks + excluded.clicks`,
   );
   const addDaily = (total: Total) => {
-    for (const [day, { clicks, referrers }] of total.days) {
-      addDay.run(total.code, day, clicks);
+    for (const [day, { clicks, bots, referrers }] of total.days) {
+      addDay.run(total.code, day, clicks, bots);
       for (const [host, hostClicks] of referrers) addHost.run(total.code, day, host, hostClicks);
     }
   };

@@ -10,9 +10,13 @@ export const MAX_HOSTS_PER_DAY = 50;
 /** The longest DNS name. */
 const MAX_HOST_LENGTH = 253;
 
-/** One code's clicks on one UTC day, and how many of them came from each referrer host. */
+/**
+ * One code's clicks on one UTC day: all of them (`clicks`), those of them that came from bots
+ * (`bots`), and how many of the others, people's, came from each referrer host.
+ */
 export interface DayTally {
   clicks: number;
+  bots: number;
   referrers: Map<string, number>;
 }
 
@@ -75,10 +79,11 @@ export function mergeCodeTally(into: CodeTally, from: CodeTally): void {
   for (const [day, tally] of from) {
     let target = into.get(day);
     if (target === undefined) {
-      target = { clicks: 0, referrers: new Map() };
+      target = { clicks: 0, bots: 0, referrers: new Map() };
       into.set(day, target);
     }
     target.clicks += tally.clicks;
+    target.bots += tally.bots;
     for (const [host, clicks] of tally.referrers) addReferrer(target, host, clicks);
   }
 }
@@ -102,15 +107,18 @@ export function totalClicks(days: CodeTally): number {
   return clicks;
 }
 
-/** `[code, [[day, clicks, [[host, clicks], …]], …]]`: how the click log stores a tally (JSON). */
+/**
+ * `[code, [[day, clicks, [[host, clicks], …], bots], …]]`: how the click log stores a tally (JSON).
+ * Batches logged before bots were counted apart lack `bots`.
+ */
 export type SerializedTally = Array<
-  [code: string, days: Array<[day: string, clicks: number, referrers: Array<[string, number]>]>]
+  [code: string, days: Array<[day: string, clicks: number, referrers: Array<[string, number]>, bots?: number]>]
 >;
 
 export function serializeTally(tally: ClickTally): string {
   const out: SerializedTally = [];
   for (const [code, days] of tally) {
-    out.push([code, [...days].map(([day, { clicks, referrers }]) => [day, clicks, [...referrers]])]);
+    out.push([code, [...days].map(([day, { clicks, referrers, bots }]) => [day, clicks, [...referrers], bots])]);
   }
   return JSON.stringify(out);
 }
@@ -123,11 +131,13 @@ export function parseTally(json: string, loggedDay: string): ClickTally {
   const tally: ClickTally = new Map();
   for (const [code, value] of JSON.parse(json) as Array<[string, number | SerializedTally[number][1]]>) {
     if (typeof value === 'number') {
-      tally.set(code, new Map([[loggedDay, { clicks: value, referrers: new Map() }]]));
+      tally.set(code, new Map([[loggedDay, { clicks: value, bots: 0, referrers: new Map() }]]));
     } else {
       tally.set(
         code,
-        new Map(value.map(([day, clicks, referrers]) => [day, { clicks, referrers: new Map(referrers) }])),
+        new Map(
+          value.map(([day, clicks, referrers, bots = 0]) => [day, { clicks, bots, referrers: new Map(referrers) }]),
+        ),
       );
     }
   }

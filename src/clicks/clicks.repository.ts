@@ -11,7 +11,7 @@ export interface ClickedLink {
 
 export interface LinkClickRows {
   link: ClickedLink;
-  days: Array<{ day: string; clicks: number }>;
+  days: Array<{ day: string; clicks: number; bots: number }>;
   /** Per host over the window, most clicks first (all of them when `referrerLimit` is undefined). */
   referrers: Array<{ host: string; clicks: number }>;
 }
@@ -23,8 +23,8 @@ interface LinkClicksRow {
   createdAt: string | number;
   clicksThroughBatch: number;
   /** JSON arrays: text from SQLite, already parsed by the `pg` driver. */
-  days: string | Array<[string, number | string]>;
-  referrers: string | Array<[string, number | string]>;
+  days: string | Array<[day: string, clicks: number | string, bots: number | string]>;
+  referrers: string | Array<[host: string, clicks: number | string]>;
 }
 
 /**
@@ -37,7 +37,7 @@ interface LinkClicksRow {
 const LINK_CLICKS = preparedRead<LinkClicksRow>({
   name: 'link-clicks',
   sqlite: `SELECT l.code, l.clicks, l.created_at AS "createdAt", l.clicks_through_batch AS "clicksThroughBatch",
-      (SELECT json_group_array(json_array(day, clicks)) FROM link_daily_clicks
+      (SELECT json_group_array(json_array(day, clicks, bots)) FROM link_daily_clicks
         WHERE code = l.code AND day >= $2) AS days,
       (SELECT json_group_array(json_array(host, clicks)) FROM (
         SELECT host, sum(clicks) AS clicks FROM link_daily_referrers WHERE code = l.code AND day >= $2
@@ -45,7 +45,7 @@ const LINK_CLICKS = preparedRead<LinkClicksRow>({
     FROM links l WHERE l.code = $1 AND l.account_id = $4`,
   postgresql: `SELECT l.code, l.clicks, (extract(epoch FROM l.created_at) * 1000)::float8 AS "createdAt",
       l.clicks_through_batch AS "clicksThroughBatch",
-      (SELECT coalesce(json_agg(json_build_array(day, clicks)), '[]') FROM link_daily_clicks
+      (SELECT coalesce(json_agg(json_build_array(day, clicks, bots)), '[]') FROM link_daily_clicks
         WHERE code = l.code AND day >= $2) AS days,
       (SELECT coalesce(json_agg(json_build_array(host, clicks)), '[]') FROM (
         SELECT host, sum(clicks) AS clicks FROM link_daily_referrers WHERE code = l.code AND day >= $2
@@ -54,8 +54,9 @@ const LINK_CLICKS = preparedRead<LinkClicksRow>({
 });
 
 /** A JSON array column: text from SQLite, already parsed by the `pg` driver. */
-const jsonPairs = (value: LinkClicksRow['days']): Array<[string, number | string]> =>
-  typeof value === 'string' ? (JSON.parse(value) as Array<[string, number | string]>) : value;
+function jsonArray<T>(value: string | T[]): T[] {
+  return typeof value === 'string' ? (JSON.parse(value) as T[]) : value;
+}
 
 @Injectable()
 export class ClicksRepository {
@@ -81,8 +82,12 @@ export class ClicksRepository {
         clicksThroughBatch: Number(row.clicksThroughBatch),
       },
       // Sums are bigint on PostgreSQL, which json_agg writes as JSON numbers; Number() either way.
-      days: jsonPairs(row.days).map(([day, dayClicks]) => ({ day, clicks: Number(dayClicks) })),
-      referrers: jsonPairs(row.referrers).map(([host, hostClicks]) => ({
+      days: jsonArray(row.days).map(([day, dayClicks, bots]) => ({
+        day,
+        clicks: Number(dayClicks),
+        bots: Number(bots),
+      })),
+      referrers: jsonArray(row.referrers).map(([host, hostClicks]) => ({
         host,
         clicks: Number(hostClicks),
       })),

@@ -34,6 +34,7 @@ export class ClicksService {
     if (!rows) throw ApiError.notFound();
 
     const perDay = new Map(rows.days.map((row) => [row.day, row.clicks]));
+    const botsPerDay = new Map(rows.days.map((row) => [row.day, row.bots]));
     const perHost = new Map(rows.referrers.map((row) => [row.host, row.clicks]));
     let total = rows.link.clicks;
     if (unfolded) {
@@ -41,13 +42,16 @@ export class ClicksService {
         total += tally.clicks;
         if (day < window[0]) continue;
         perDay.set(day, (perDay.get(day) ?? 0) + tally.clicks);
+        botsPerDay.set(day, (botsPerDay.get(day) ?? 0) + tally.bots);
         for (const [host, clicks] of tally.referrers) perHost.set(host, (perHost.get(host) ?? 0) + clicks);
       }
     }
+    const daily = window.map((date) => ({ date, clicks: perDay.get(date) ?? 0, bots: botsPerDay.get(date) ?? 0 }));
     return {
       code: rows.link.code,
       total,
-      days: window.map((date) => ({ date, clicks: perDay.get(date) ?? 0 })),
+      days: daily,
+      bots: daily.reduce((sum, day) => sum + day.bots, 0),
       referrers: [...perHost]
         .filter(([, clicks]) => clicks > 0)
         .sort(([hostA, a], [hostB, b]) => b - a || (hostA < hostB ? -1 : hostA > hostB ? 1 : 0))

@@ -67,6 +67,7 @@ export class PostgresClickSink extends ClickSink {
     const dayCodes: string[] = [];
     const days: string[] = [];
     const dayClicks: number[] = [];
+    const dayBots: number[] = [];
     const hostCodes: string[] = [];
     const hostDays: string[] = [];
     const hosts: string[] = [];
@@ -79,6 +80,7 @@ export class PostgresClickSink extends ClickSink {
         dayCodes.push(code);
         days.push(day);
         dayClicks.push(tally.clicks);
+        dayBots.push(tally.bots);
         for (const host of [...tally.referrers.keys()].sort()) {
           hostCodes.push(code);
           hostDays.push(day);
@@ -97,12 +99,13 @@ export class PostgresClickSink extends ClickSink {
           WHERE "links"."code" = "batch"."code"
           RETURNING "links"."code"
         ), "daily" AS (
-          INSERT INTO "link_daily_clicks" ("code", "day", "clicks")
-          SELECT "d"."code", "d"."day", "d"."clicks"
-          FROM unnest($3::text[], $4::text[], $5::integer[]) WITH ORDINALITY AS "d" ("code", "day", "clicks", "n")
+          INSERT INTO "link_daily_clicks" ("code", "day", "clicks", "bots")
+          SELECT "d"."code", "d"."day", "d"."clicks", "d"."bots"
+          FROM unnest($3::text[], $4::text[], $5::integer[], $10::integer[]) WITH ORDINALITY AS "d" ("code", "day", "clicks", "bots", "n")
           WHERE "d"."code" IN (SELECT "code" FROM "added")
           ORDER BY "d"."n"
-          ON CONFLICT ("code", "day") DO UPDATE SET "clicks" = "link_daily_clicks"."clicks" + EXCLUDED."clicks"
+          ON CONFLICT ("code", "day") DO UPDATE SET "clicks" = "link_daily_clicks"."clicks" + EXCLUDED."clicks",
+            "bots" = "link_daily_clicks"."bots" + EXCLUDED."bots"
         )
         INSERT INTO "link_daily_referrers" ("code", "day", "host", "clicks")
         SELECT "r"."code", "r"."day", "r"."host", "r"."clicks"
@@ -110,7 +113,7 @@ export class PostgresClickSink extends ClickSink {
         WHERE "r"."code" IN (SELECT "code" FROM "added")
         ORDER BY "r"."n"
         ON CONFLICT ("code", "day", "host") DO UPDATE SET "clicks" = "link_daily_referrers"."clicks" + EXCLUDED."clicks"`,
-      values: [linkCodes, linkClicks, dayCodes, days, dayClicks, hostCodes, hostDays, hosts, hostClicks],
+      values: [linkCodes, linkClicks, dayCodes, days, dayClicks, hostCodes, hostDays, hosts, hostClicks, dayBots],
     });
   }
 }

@@ -69,9 +69,12 @@ export class RedirectFastPath implements OnModuleInit {
     const target = this.redirects.cachedTarget(code);
     if (target === undefined) return false;
     // The raw headers rather than `request.headers`, which Node builds as an object on first use.
-    const referer = method === 'GET' ? rawHeader(request.rawHeaders, 'referer') : undefined;
-    const requestId = requestIdOf(rawHeader(request.rawHeaders, REQUEST_ID_HEADER));
-    return this.redirects.writeRedirect(method, code, target, referer, requestId, response);
+    const { rawHeaders } = request;
+    const counted = method === 'GET';
+    const referer = counted ? rawHeader(rawHeaders, 'referer') : undefined;
+    const userAgent = counted ? rawHeader(rawHeaders, 'user-agent') : undefined;
+    const requestId = requestIdOf(rawHeader(rawHeaders, REQUEST_ID_HEADER));
+    return this.redirects.writeRedirect(method, code, target, referer, userAgent, requestId, response);
   }
 }
 

@@ -53,11 +53,12 @@ export class RedirectService {
   }
 
   /**
-   * Answers a found link: 302 to its target. A GET counts as a visit, with the host of its `Referer`
+   * Answers a found link: 302 to its target. A GET counts as a visit, with its `User-Agent` (a bot's
+   * or a person's?) and the host of its `Referer`
    * (in memory, written to the database in batches); a HEAD does not, as link checkers and previewers use it, not visitors.
    */
   sendRedirect(request: FastifyRequest, reply: FastifyReply, code: string, target: string): void {
-    if (request.method === 'GET') this.clicks.record(code, request.headers.referer);
+    if (request.method === 'GET') this.clicks.record(code, request.headers.referer, request.headers['user-agent']);
     void reply.code(302).headers(redirectHeaders(target)).send();
   }
 
@@ -71,6 +72,7 @@ export class RedirectService {
     code: string,
     target: string,
     referer: string | undefined,
+    userAgent: string | undefined,
     requestId: string,
     response: ServerResponse,
   ): boolean {
@@ -90,7 +92,7 @@ export class RedirectService {
     }
     response.end();
     if (method === 'GET') {
-      this.clicks.record(code, referer);
+      this.clicks.record(code, referer, userAgent);
       this.counters.fastRedirectsGet++;
     } else {
       this.counters.fastRedirectsHead++;

@@ -36,11 +36,19 @@ export class DailyClicksDto {
   date!: string;
 
   /**
-   * Redirects (GET) served that day.
+   * Redirects (GET) served that day, bots included.
    * @example 12
    */
   @ApiProperty({ type: 'integer', minimum: 0 })
   clicks!: number;
+
+  /**
+   * Of that day's clicks, those from bots: crawlers, link-preview fetchers, uptime monitors,
+   * headless browsers and scripts, recognised by their `User-Agent` (none counts as a bot).
+   * @example 3
+   */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  bots!: number;
 }
 
 /** Clicks that came from one referring site. */
@@ -53,7 +61,7 @@ export class ReferrerClicksDto {
   host!: string;
 
   /**
-   * Clicks from that host in the window.
+   * People's clicks from that host in the window (bots' are not counted here).
    * @example 7
    */
   @ApiProperty({ type: 'integer', minimum: 1 })
@@ -79,6 +87,13 @@ export class LinkClicksDto {
   /** Every UTC day of the window, oldest first, today last, zeros included. */
   days!: DailyClicksDto[];
 
-  /** The top 10 referring hosts over the window, most clicks first. */
+  /**
+   * The bots' clicks over the window (the sum of `days[].bots`).
+   * @example 9
+   */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  bots!: number;
+
+  /** The top 10 referring hosts of people's clicks over the window, most clicks first. */
   referrers!: ReferrerClicksDto[];
 }

@@ -1,7 +1,7 @@
 import { clickChart } from './click-chart.js';
 
 const days = (...clicks: number[]) =>
-  clicks.map((count, index) => ({ date: `2026-11-${String(index + 1).padStart(2, '0')}`, clicks: count }));
+  clicks.map((count, index) => ({ date: `2026-11-${String(index + 1).padStart(2, '0')}`, clicks: count, bots: 0 }));
 
 describe('clickChart', () => {
   it('scales the bars to the busiest day, oldest day on the left', () => {
