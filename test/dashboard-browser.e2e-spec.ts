@@ -9,7 +9,7 @@ import { generate } from 'otplib';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { ClickCounter } from '../src/clicks/click-counter.js';
 import { PrismaService } from '../src/database/prisma.service.js';
-import { launchChromium } from './support/chromium.js';
+import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
 import { newClient } from './support/factories.js';
 import { PROJECT_ROOT } from './support/run-source.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
@@ -53,6 +53,7 @@ describe('Account dashboard in a browser', () => {
       baseURL: testApp.baseUrl,
       viewport: DESKTOP,
       extraHTTPHeaders: newClient(),
+      userAgent: PERSON_USER_AGENT,
       ...options,
     });
     contexts.push(context);
@@ -146,7 +147,7 @@ describe('Account dashboard in a browser', () => {
     // The per-day table is the chart's text alternative: today's row holds the click.
     await page.getByText('Show the numbers as a table').click();
     const today = new Date().toISOString().slice(0, 10);
-    await expect(page.getByRole('row', { name: `${today} 1` }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('row', { name: `${today} 1 0` }).isVisible()).resolves.toBe(true);
 
     await page.getByRole('link', { name: 'API tokens' }).click();
     await page.getByLabel('Name').fill('journey script');

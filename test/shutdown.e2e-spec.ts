@@ -7,6 +7,9 @@ import { runSource } from './support/run-source.js';
 import { startServerProcess, type ServerProcess } from './support/server-process.js';
 import { startTestApp } from './support/test-app.js';
 
+const BROWSER =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
+
 /** One statement on a database of either kind, outside the service. */
 async function runSql(url: string, sql: string): Promise<void> {
   if (url.startsWith('file:')) {
@@ -116,7 +119,8 @@ describe('server process', () => {
       for (let i = 0; i < 7; i++) {
         const redirect = await fetch(`${baseUrl}/${code}`, {
           redirect: 'manual',
-          headers: i < 3 ? { referer: 'https://news.example/story' } : {},
+          // A person's browser: fetch's own user agent (`node`) is a script's, counted as a bot.
+          headers: { 'user-agent': BROWSER, ...(i < 3 ? { referer: 'https://news.example/story' } : {}) },
         });
         expect(redirect.status).toBe(302);
       }
@@ -168,7 +172,8 @@ describe('server process', () => {
         expect(await clicks.json()).toEqual({
           code,
           total: 7,
-          days: [{ date: new Date().toISOString().slice(0, 10), clicks: 7 }],
+          days: [{ date: new Date().toISOString().slice(0, 10), clicks: 7, bots: 0 }],
+          bots: 0,
           referrers: [
             { host: '(direct)', clicks: 4 },
             { host: 'news.example', clicks: 3 },

@@ -29,7 +29,8 @@ export const MAX_AGENTS_PER_DAY = 256;
 interface SeenDay {
   clicks: number;
   agents: Map<string, Map<string, number>>;
-  labelled: DayTally;
+  /** Created with the first click past MAX_AGENTS_PER_DAY (rare: most days have few agents). */
+  labelled?: DayTally;
 }
 
 /**
@@ -78,7 +79,7 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
     }
     let seen = days.get(this.day);
     if (seen === undefined) {
-      seen = { clicks: 0, agents: new Map(), labelled: { clicks: 0, bots: 0, referrers: new Map() } };
+      seen = { clicks: 0, agents: new Map() };
       days.set(this.day, seen);
     }
     seen.clicks++;
@@ -95,6 +96,7 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
     } else if (seen.agents.size < MAX_AGENTS_PER_DAY) {
       seen.agents.set(agent, new Map([[host, 1]]));
     } else {
+      seen.labelled ??= { clicks: 0, bots: 0, referrers: new Map() };
       this.label(seen.labelled, agent, host, 1);
     }
   }
@@ -168,13 +170,14 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
     for (const [code, days] of this.pending) {
       const labelled = new Map<string, DayTally>();
       for (const [day, seen] of days) {
-        const tally = seen.labelled;
+        const tally = seen.labelled ?? { clicks: 0, bots: 0, referrers: new Map() };
         for (const [agent, hosts] of seen.agents) {
           for (const [host, clicks] of hosts) this.label(tally, agent, host, clicks);
         }
         labelled.set(day, tally);
       }
-      mergeTally(batch, new Map([[code, labelled]]));
+      if (!batch.has(code)) batch.set(code, labelled);
+      else mergeTally(batch, new Map([[code, labelled]]));
     }
     this.pending = new Map();
     return batch;

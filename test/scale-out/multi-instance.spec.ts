@@ -4,6 +4,9 @@ import { runSource } from '../support/run-source.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
 
+const BROWSER =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
+
 /**
  * Several instances behind a load balancer, for real: two (later three) server processes on one
  * PostgreSQL database and one Redis that this spec starts itself, so it can also stop it.
@@ -208,7 +211,8 @@ describe('several instances on one PostgreSQL database and one Redis', () => {
     const [c, d] = await Promise.all([startInstance(fast), startInstance(fast)]);
     const code = await createLink(a, 'https://example.com/counted-twice');
     const visit = async (instance: ServerProcess, referer: string) => {
-      const response = await request(instance, `/${code}`, { headers: { referer } });
+      // A person's browser: fetch's own user agent (`node`) is a script's, counted as a bot.
+      const response = await request(instance, `/${code}`, { headers: { referer, 'user-agent': BROWSER } });
       expect(response.status).toBe(302);
     };
     // Interleaved, so that both instances flush the same day's rows again and again.
@@ -225,7 +229,7 @@ describe('several instances on one PostgreSQL database and one Redis', () => {
       body = (await response.json()) as typeof body;
       return body?.total === 11;
     });
-    expect(body?.days.at(-1)).toEqual({ date: today, clicks: 11 });
+    expect(body?.days.at(-1)).toEqual({ date: today, clicks: 11, bots: 0 });
     expect(body?.referrers).toEqual([
       { host: 'two.example', clicks: 6 },
       { host: 'one.example', clicks: 5 },

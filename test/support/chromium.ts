@@ -18,6 +18,13 @@ const CHROMIUM_ARGS = [
 ];
 
 /**
+ * The user agent of Chromium as a person runs it. Headless Chromium says `HeadlessChrome`, which
+ * shortlink counts as a bot (clicks people can trust): specs that click as a person use this.
+ */
+export const PERSON_USER_AGENT =
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36';
+
+/**
  * Starts Debian's Chromium through playwright-core, with a fresh temporary profile. Never
  * skipped: a missing browser is a broken machine setup, and must fail loudly.
  */
