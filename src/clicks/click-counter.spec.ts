@@ -5,7 +5,7 @@ import type { PrismaService } from '../database/prisma.service.js';
 import type { SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
 import { ClickCounter, MAX_AGENTS_PER_DAY } from './click-counter.js';
 import { ClickSink } from './click-sink.js';
-import { parseTally, totalClicks, type ClickTally } from './click-tally.js';
+import { MAX_HOSTS_PER_DAY, OTHER_HOSTS, parseTally, totalClicks, type ClickTally } from './click-tally.js';
 import { LoggedClicks } from './logged-clicks.js';
 import { CLICK_FLUSH_BATCH_SIZE, PostgresClickSink } from './postgres-click-sink.js';
 import { FOLD_AFTER_LOGGED_CODES, FOLD_AFTER_MS, FOLD_SPREAD_SHARE, SqliteClickSink } from './sqlite-click-sink.js';
@@ -100,6 +100,22 @@ describe('ClickCounter (by UTC day and referrer host)', () => {
       bots: 3,
       referrers: new Map([['news.example', 1]]),
     });
+  });
+
+  it('keeps at most MAX_HOSTS_PER_DAY referrer hosts per user agent until the flush, the rest as (other)', async () => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-24T12:00:00Z') });
+    const sink = new RecordingSink();
+    const sut = new ClickCounter(sink, config);
+    for (let i = 0; i < MAX_HOSTS_PER_DAY + 30; i++) sut.record('a', `https://host${i}.example/`, FIREFOX);
+    const seen = (sut as unknown as { pending: Map<string, Map<string, { agents: Map<string, Map<string, number>> }>> })
+      .pending;
+    expect(seen.get('a')?.get('2026-11-24')?.agents.get(FIREFOX)?.size).toBe(MAX_HOSTS_PER_DAY + 1);
+
+    await sut.flush();
+
+    const tally = sink.batches[0].get('a')?.get('2026-11-24');
+    expect(tally?.clicks).toBe(MAX_HOSTS_PER_DAY + 30);
+    expect(tally?.referrers.get(OTHER_HOSTS)).toBe(30);
   });
 
   it('keeps at most MAX_AGENTS_PER_DAY user agents per code and day until the flush, labelling the rest at once', async () => {

@@ -4,7 +4,9 @@ import { APP_CONFIG } from '../config/config.tokens.js';
 import { ClickSink } from './click-sink.js';
 import {
   addReferrer,
+  MAX_HOSTS_PER_DAY,
   mergeTally,
+  OTHER_HOSTS,
   nextUtcMidnight,
   referrerHost,
   totalClicks,
@@ -92,7 +94,11 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
     const host = referrerHost(referer);
     const hosts = seen.agents.get(agent);
     if (hosts !== undefined) {
-      hosts.set(host, (hosts.get(host) ?? 0) + 1);
+      // As many hosts per agent as a day's tally keeps (addReferrer): the rest count as one.
+      const counted = hosts.get(host);
+      if (counted !== undefined) hosts.set(host, counted + 1);
+      else if (hosts.size < MAX_HOSTS_PER_DAY) hosts.set(host, 1);
+      else hosts.set(OTHER_HOSTS, (hosts.get(OTHER_HOSTS) ?? 0) + 1);
     } else if (seen.agents.size < MAX_AGENTS_PER_DAY) {
       seen.agents.set(agent, new Map([[host, 1]]));
     } else {
