@@ -68,23 +68,51 @@ export class RedirectFastPath implements OnModuleInit {
     const code = queryAt === -1 ? url.slice(1) : url.slice(1, queryAt);
     const target = this.redirects.cachedTarget(code);
     if (target === undefined) return false;
-    // The raw headers rather than `request.headers`, which Node builds as an object on first use.
-    const { rawHeaders } = request;
+    const headers = redirectHeadersOf(request.rawHeaders);
+    // A HEAD is not a click: its Referer and User-Agent are not counted.
     const counted = method === 'GET';
-    const referer = counted ? rawHeader(rawHeaders, 'referer') : undefined;
-    const userAgent = counted ? rawHeader(rawHeaders, 'user-agent') : undefined;
-    const requestId = requestIdOf(rawHeader(rawHeaders, REQUEST_ID_HEADER));
-    return this.redirects.writeRedirect(method, code, target, referer, userAgent, requestId, response);
+    return this.redirects.writeRedirect(
+      method,
+      code,
+      target,
+      counted ? headers.referer : undefined,
+      counted ? headers.userAgent : undefined,
+      requestIdOf(headers.requestId),
+      response,
+    );
   }
 }
 
 const SLASH = 0x2f;
 
-/** The first value of header `name` (lower case) in Node's `rawHeaders` (name, value, name, …). */
-export function rawHeader(rawHeaders: readonly string[], name: string): string | undefined {
+/** The request headers a redirect reads: the first value of each. */
+export interface RedirectRequestHeaders {
+  referer?: string;
+  userAgent?: string;
+  requestId?: string;
+}
+
+/**
+ * The headers a redirect reads, in one pass over Node's `rawHeaders` (name, value, name, …), rather
+ * than `request.headers`, which Node builds as an object on first use. Names are compared by
+ * length first: most headers are skipped without lower-casing them.
+ */
+export function redirectHeadersOf(rawHeaders: readonly string[]): RedirectRequestHeaders {
+  const found: RedirectRequestHeaders = {};
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const key = rawHeaders[i];
-    if (key.length === name.length && key.toLowerCase() === name) return rawHeaders[i + 1];
+    switch (key.length) {
+      case 7:
+        if (found.referer === undefined && key.toLowerCase() === 'referer') found.referer = rawHeaders[i + 1];
+        break;
+      case 10:
+        if (found.userAgent === undefined && key.toLowerCase() === 'user-agent') found.userAgent = rawHeaders[i + 1];
+        break;
+      case REQUEST_ID_HEADER.length:
+        if (found.requestId === undefined && key.toLowerCase() === REQUEST_ID_HEADER)
+          found.requestId = rawHeaders[i + 1];
+        break;
+    }
   }
-  return undefined;
+  return found;
 }

@@ -1,0 +1,22 @@
+import { redirectHeadersOf } from './redirect-fast-path.js';
+
+describe('redirectHeadersOf', () => {
+  it('finds the Referer, User-Agent and X-Request-Id in any case, the first of each, skipping the rest', () => {
+    const sut = redirectHeadersOf([
+      'Host', 'sl.test',
+      'USER-AGENT', 'Mozilla/5.0 first',
+      'Referer', 'https://news.example/a',
+      'x-Request-ID', 'req-1',
+      'user-agent', 'second',
+      'referrer', 'misspelt, not read',
+      'Accept', '*/*',
+    ]); // prettier-ignore
+
+    expect(sut).toEqual({ userAgent: 'Mozilla/5.0 first', referer: 'https://news.example/a', requestId: 'req-1' });
+  });
+
+  it('leaves out what the request does not send', () => {
+    expect(redirectHeadersOf(['Host', 'sl.test'])).toEqual({});
+    expect(redirectHeadersOf([])).toEqual({});
+  });
+});
