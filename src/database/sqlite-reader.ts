@@ -26,6 +26,8 @@ export interface SqliteReaderOptions {
 export class SqliteReader {
   private db?: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  /** The same, answering arrays (raw mode is a statement's own setting, so they are kept apart). */
+  private readonly rawStatements = new Map<string, Database.Statement>();
 
   constructor(
     private readonly file: string,
@@ -65,18 +67,19 @@ export class SqliteReader {
 
   close(): void {
     this.statements.clear();
+    this.rawStatements.clear();
     this.db?.close();
     this.db = undefined;
   }
 
-  /** The kept statement for `sql`; `raw`: one that answers arrays (kept apart: raw is its mode). */
+  /** The kept statement for `sql`; `raw`: one that answers arrays. */
   private statement(sql: string, raw = false): Database.Statement {
-    const key = raw ? `raw:${sql}` : sql;
-    let statement = this.statements.get(key);
+    const kept = raw ? this.rawStatements : this.statements;
+    let statement = kept.get(sql);
     if (!statement) {
       statement = this.handle().prepare(sql);
       if (raw) statement.raw(true);
-      this.statements.set(key, statement);
+      kept.set(sql, statement);
     }
     return statement;
   }
