@@ -87,7 +87,10 @@ describe('Account dashboard in a browser', () => {
     const dayBefore = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
     const hosts = ['news.example', '(direct)', 'social.example', 'blog.example'];
     const days = Array.from({ length: 29 }, (_, i) => ({ day: dayBefore(29 - i), clicks: 4 + ((i * 7) % 11) + i }));
-    await prisma.linkDailyClicks.createMany({ data: days.map((day) => ({ code, ...day })) });
+    // About one click in six from bots (link previews, crawlers), as a shared link gets.
+    await prisma.linkDailyClicks.createMany({
+      data: days.map((day) => ({ code, ...day, bots: Math.floor(day.clicks / 6) })),
+    });
     await prisma.linkDailyReferrer.createMany({
       data: days.flatMap(({ day, clicks }) =>
         hosts.map((host, rank) => ({ code, day, host, clicks: Math.max(1, Math.floor(clicks / (rank + 2))) })),
@@ -332,6 +335,7 @@ describe('Account dashboard in a browser', () => {
       await follow(code, 'https://news.example/');
       await seedHistory(code);
       await page.goto(`/dashboard/links/${code}`);
+      await expect(page.getByText(/^670 clicks in 30 days, 99 of them from bots/).isVisible()).resolves.toBe(true);
       await check('link');
       await page.goto('/dashboard/tokens');
       await check('tokens-empty');
