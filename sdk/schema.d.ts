@@ -4,6 +4,30 @@
  */
 
 export interface paths {
+    "/api/clicks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the clicks of all your links
+         * @description Over the window (`days`, 1 to 366, default 30): `total` and `bots` count every
+         *     click on the account's links (bots included in `total`, as in `days[].clicks`); `days` holds
+         *     every UTC day, oldest first, today last, zeros included; `links` the 10 links with most
+         *     clicks (bots included); `countries` and `referrers` the top 10 of people's clicks (bots left
+         *     out), as on one link. Counts may lag behind by up to the click flush interval.
+         */
+        get: operations["accountClicks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/links": {
         parameters: {
             query?: never;
@@ -99,14 +123,17 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a link's clicks per day and top referrers
+         * Get a link's clicks per day, top referrers, countries, devices, browsers and systems
          * @description `total` is the all-time count (the link's `clicks`); `days` holds every UTC day of
-         *     the window (`days`, 1 to 366, default 30), oldest first, today last, zeros included;
-         *     `referrers` the 10 hosts whose pages sent the most clicks over the window (`(direct)`: no
-         *     `Referer`). A redirect counts as a click when it is a `GET` (not a `HEAD`). Counts are
-         *     written in batches and may lag behind by up to the click flush interval. Only the host of a
-         *     referrer is kept: no IP address, user agent or full referrer URL. A code that is unknown,
-         *     deleted, anonymous or another account's answers 404.
+         *     the window (`days`, 1 to 366, default 30), oldest first, today last, zeros included, each
+         *     with its bots' clicks (`bots`: crawlers, link-preview fetchers, monitors, headless browsers
+         *     and scripts, by `User-Agent`; none counts as a bot). Over the window's people's clicks (bots
+         *     left out): `referrers` the 10 hosts whose pages sent the most (`(direct)`: no `Referer`),
+         *     `countries` (from the client's IP address, `ZZ` unknown), `devices`, `browsers` and `os` (from
+         *     the `User-Agent`), top 10 each. A redirect counts as a click when it is a `GET` (not a
+         *     `HEAD`). Counts are written in batches and may lag behind by up to the click flush interval.
+         *     Only these labels are kept: no IP address, user agent or full referrer URL. A code that is
+         *     unknown, deleted, anonymous or another account's answers 404.
          */
         get: operations["linkClicks"];
         put?: never;
@@ -234,6 +261,38 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        AccountClicks: {
+            /**
+             * @description The bots' clicks over the window (the sum of `days[].bots`).
+             * @example 90
+             */
+            bots: number;
+            /** @description The top 10 countries of people's clicks over the window, most clicks first. */
+            countries: components["schemas"]["CountryClicks"][];
+            /** @description Every UTC day of the window, oldest first, today last, zeros included. */
+            days: components["schemas"]["DailyClicks"][];
+            /** @description The 10 links with most clicks over the window (bots included), most first. */
+            links: components["schemas"]["LinkWindowClicks"][];
+            /** @description The top 10 referring hosts of people's clicks over the window, most clicks first. */
+            referrers: components["schemas"]["ReferrerClicks"][];
+            /**
+             * @description Every click on the account's links over the window, bots included (the sum of `days[].clicks`).
+             * @example 1200
+             */
+            total: number;
+        };
+        BrowserClicks: {
+            /**
+             * @description The browser's name as the user-agent parser (bowser) gives it, `Other` when unknown.
+             * @example Chrome
+             */
+            browser: string;
+            /**
+             * @description People's clicks from that browser in the window.
+             * @example 7
+             */
+            clicks: number;
+        };
         BulkCreateLinksRequest: {
             /** @description 1 to 1000 links to create, each as the body of `POST /api/links`. */
             links: components["schemas"]["CreateLinkRequest"][];
@@ -247,6 +306,19 @@ export interface components {
             error?: components["schemas"]["Problem"];
             /** @description The created link. */
             link?: components["schemas"]["Link"];
+        };
+        CountryClicks: {
+            /**
+             * @description People's clicks from that country in the window.
+             * @example 7
+             */
+            clicks: number;
+            /**
+             * @description ISO 3166-1 alpha-2 country code of the client's IP address; `ZZ` when it is unknown (a
+             *     private or loopback address, or one the bundled database has no country for).
+             * @example NL
+             */
+            country: string;
         };
         CreateLinkRequest: {
             /**
@@ -289,6 +361,19 @@ export interface components {
              * @example 2026-11-24
              */
             date: string;
+        };
+        DeviceClicks: {
+            /**
+             * @description People's clicks from that kind of device in the window.
+             * @example 7
+             */
+            clicks: number;
+            /**
+             * @description The kind of device the `User-Agent` names.
+             * @example mobile
+             * @enum {string}
+             */
+            device: "desktop" | "mobile" | "tablet" | "other";
         };
         /**
          * @description Stable machine-readable name of the error: branch on this, not on `detail`.
@@ -364,13 +449,21 @@ export interface components {
              * @example 9
              */
             bots: number;
+            /** @description The top 10 browsers of people's clicks over the window, most clicks first. */
+            browsers: components["schemas"]["BrowserClicks"][];
             /**
              * @description The link's short code.
              * @example Ab3dE9x
              */
             code: string;
+            /** @description The top 10 countries of people's clicks over the window, most clicks first. */
+            countries: components["schemas"]["CountryClicks"][];
             /** @description Every UTC day of the window, oldest first, today last, zeros included. */
             days: components["schemas"]["DailyClicks"][];
+            /** @description People's clicks over the window by kind of device, most clicks first. */
+            devices: components["schemas"]["DeviceClicks"][];
+            /** @description The top 10 operating systems of people's clicks over the window, most clicks first. */
+            os: components["schemas"]["OsClicks"][];
             /** @description The top 10 referring hosts of people's clicks over the window, most clicks first. */
             referrers: components["schemas"]["ReferrerClicks"][];
             /**
@@ -397,6 +490,30 @@ export interface components {
              * @example 42
              */
             total: number;
+        };
+        LinkWindowClicks: {
+            /**
+             * @description The link's clicks in the window, bots included.
+             * @example 42
+             */
+            clicks: number;
+            /**
+             * @description The link's short code.
+             * @example Ab3dE9x
+             */
+            code: string;
+        };
+        OsClicks: {
+            /**
+             * @description People's clicks from that operating system in the window.
+             * @example 7
+             */
+            clicks: number;
+            /**
+             * @description The operating system's name as the user-agent parser (bowser) gives it, `Other` when unknown.
+             * @example Android
+             */
+            os: string;
         };
         Problem: {
             /**
@@ -477,6 +594,84 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    accountClicks: {
+        parameters: {
+            query?: {
+                /** @description How many UTC days to show, today included: 1 to 366. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The account's clicks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountClicks"];
+                };
+            };
+            /** @description Bad Request. `validation_failed`: an unknown field, or a value of the wrong type or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listLinks: {
         parameters: {
             query?: {

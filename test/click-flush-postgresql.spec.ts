@@ -32,7 +32,12 @@ describe('click flushes (PostgreSQL)', () => {
 
   /** `clicks` clicks of one day, half of them from news.example. */
   const onDay = (clicks: number): CodeTally =>
-    new Map([['2026-11-24', { clicks, bots: 0, referrers: new Map([['news.example', Math.ceil(clicks / 2)]]) }]]);
+    new Map([
+      [
+        '2026-11-24',
+        { clicks, bots: 0, referrers: new Map([['news.example', Math.ceil(clicks / 2)]]), labels: new Map() },
+      ],
+    ]);
 
   async function clicksOf(codes: string[]): Promise<number[]> {
     const rows = await testApp.app.get(PrismaService).link.findMany({ where: { code: { in: codes } } });

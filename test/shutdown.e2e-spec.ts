@@ -178,6 +178,11 @@ describe('server process', () => {
             { host: '(direct)', clicks: 4 },
             { host: 'news.example', clicks: 3 },
           ],
+          // The clicks' labels survive the restart too (from loopback: no country).
+          countries: [{ country: 'ZZ', clicks: 7 }],
+          devices: [{ device: 'desktop', clicks: 7 }],
+          browsers: [{ browser: 'Chrome', clicks: 7 }],
+          os: [{ os: 'Windows', clicks: 7 }],
         });
         const list = await after.request('/api/links?limit=100', { headers: { 'x-api-key': token } });
         expect(await list.json()).toMatchObject({ total: codes.length + 1 });

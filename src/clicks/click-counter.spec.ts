@@ -3,7 +3,7 @@ import type { AppConfig } from '../config/app-config.js';
 import type { PostgresPool } from '../database/postgres-pools.js';
 import type { PrismaService } from '../database/prisma.service.js';
 import type { SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
-import { ClickCounter, MAX_AGENTS_PER_DAY } from './click-counter.js';
+import { ClickCounter, MAX_AGENTS_PER_DAY, MAX_CLIENTS_PER_AGENT } from './click-counter.js';
 import { ClickSink } from './click-sink.js';
 import { MAX_HOSTS_PER_DAY, OTHER_HOSTS, parseTally, totalClicks, type ClickTally } from './click-tally.js';
 import { LoggedClicks } from './logged-clicks.js';
@@ -46,6 +46,18 @@ class RecordingSink extends ClickSink {
 
 /** A person's browser: clicks without a user agent are bots'. */
 const FIREFOX = 'Mozilla/5.0 (X11; Linux x86_64; rv:145.0) Gecko/20100101 Firefox/145.0';
+const IPHONE =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1';
+
+/** The labels of `clicks` clicks from FIREFOX with no known address. */
+function firefoxOnLinux(clicks: number): Map<string, number> {
+  return new Map([
+    ['device:desktop', clicks],
+    ['browser:Firefox', clicks],
+    ['os:Linux', clicks],
+    ['country:ZZ', clicks],
+  ]);
+}
 
 describe('ClickCounter (by UTC day and referrer host)', () => {
   afterEach(() => jest.useRealTimers());
@@ -75,11 +87,20 @@ describe('ClickCounter (by UTC day and referrer host)', () => {
                   ['news.example', 2],
                   ['(direct)', 1],
                 ]),
+                labels: firefoxOnLinux(3),
               },
             ],
           ]),
         ],
-        ['b', new Map([['2026-11-24', { clicks: 1, bots: 0, referrers: new Map([['com.example.app', 1]]) }]])],
+        [
+          'b',
+          new Map([
+            [
+              '2026-11-24',
+              { clicks: 1, bots: 0, referrers: new Map([['com.example.app', 1]]), labels: firefoxOnLinux(1) },
+            ],
+          ]),
+        ],
       ]),
     );
   });
@@ -99,6 +120,7 @@ describe('ClickCounter (by UTC day and referrer host)', () => {
       clicks: 4,
       bots: 3,
       referrers: new Map([['news.example', 1]]),
+      labels: firefoxOnLinux(1),
     });
   });
 
@@ -107,9 +129,10 @@ describe('ClickCounter (by UTC day and referrer host)', () => {
     const sink = new RecordingSink();
     const sut = new ClickCounter(sink, config);
     for (let i = 0; i < MAX_HOSTS_PER_DAY + 30; i++) sut.record('a', `https://host${i}.example/`, FIREFOX);
-    const seen = (sut as unknown as { pending: Map<string, Map<string, { agents: Map<string, Map<string, number>> }>> })
-      .pending;
-    expect(seen.get('a')?.get('2026-11-24')?.agents.get(FIREFOX)?.size).toBe(MAX_HOSTS_PER_DAY + 1);
+    const seen = (
+      sut as unknown as { pending: Map<string, Map<string, { agents: Map<string, { hosts: Map<string, number> }> }>> }
+    ).pending;
+    expect(seen.get('a')?.get('2026-11-24')?.agents.get(FIREFOX)?.hosts.size).toBe(MAX_HOSTS_PER_DAY + 1);
 
     await sut.flush();
 
@@ -136,6 +159,7 @@ describe('ClickCounter (by UTC day and referrer host)', () => {
       clicks: MAX_AGENTS_PER_DAY + extra,
       bots: (MAX_AGENTS_PER_DAY + extra) / 2,
       referrers: new Map([['(direct)', (MAX_AGENTS_PER_DAY + extra) / 2]]),
+      labels: firefoxOnLinux((MAX_AGENTS_PER_DAY + extra) / 2),
     });
   });
 
@@ -467,5 +491,93 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
     await second;
     expect(foldClickLog).toHaveBeenCalledTimes(2);
     expect(loggedClicks.size).toBe(0);
+  });
+
+  describe('visitor labels', () => {
+    const proxied = { clickFlushIntervalMs: 1000, trustProxy: true } as AppConfig;
+
+    it("labels people's clicks by country (the first X-Forwarded-For entry behind a proxy), device, browser and system; bots' by nothing", async () => {
+      jest.useFakeTimers({ now: Date.parse('2026-11-24T12:00:00Z') });
+      const sink = new RecordingSink();
+      const sut = new ClickCounter(sink, proxied);
+      sut.record('a', undefined, IPHONE, '193.0.6.139, 10.0.0.1', '10.0.0.2');
+      sut.record('a', undefined, IPHONE, '8.8.8.8', '10.0.0.2');
+      sut.record('a', undefined, FIREFOX, undefined, '::ffff:8.8.4.4');
+      sut.record('a', undefined, FIREFOX, 'garbage', '127.0.0.1');
+      sut.record('a', undefined, 'curl/8.5.0', '193.0.6.139', '10.0.0.2');
+
+      await sut.flush();
+
+      expect(sink.batches[0].get('a')?.get('2026-11-24')?.labels).toEqual(
+        new Map([
+          ['device:mobile', 2],
+          ['browser:Safari', 2],
+          ['os:iOS', 2],
+          ['country:NL', 1],
+          ['country:US', 2],
+          ['device:desktop', 2],
+          ['browser:Firefox', 2],
+          ['os:Linux', 2],
+          ['country:ZZ', 1],
+        ]),
+      );
+    });
+
+    it('ignores X-Forwarded-For without a trusted proxy', async () => {
+      const sink = new RecordingSink();
+      const sut = new ClickCounter(sink, { ...proxied, trustProxy: false });
+      sut.record('a', undefined, IPHONE, '193.0.6.139', '127.0.0.1');
+      sut.record('a', undefined, IPHONE, '127.0.0.1', '8.8.8.8');
+
+      await sut.flush();
+
+      const labels = [...sink.batches[0].get('a')!.values()][0].labels;
+      expect(labels.get('country:ZZ')).toBe(1);
+      expect(labels.get('country:US')).toBe(1);
+      expect(labels.get('country:NL')).toBeUndefined();
+    });
+
+    it(`keeps at most MAX_CLIENTS_PER_AGENT clients per user agent until the flush, looking the rest up at once`, async () => {
+      jest.useFakeTimers({ now: Date.parse('2026-11-24T12:00:00Z') });
+      const sink = new RecordingSink();
+      const sut = new ClickCounter(sink, proxied);
+      const clicks = MAX_CLIENTS_PER_AGENT + 50;
+      // 8.8.x.y: all in the US.
+      for (let i = 0; i < clicks; i++) sut.record('a', undefined, IPHONE, `8.8.${i >> 8}.${i & 0xff}`);
+      const seen = (
+        sut as unknown as {
+          pending: Map<string, Map<string, { agents: Map<string, { clients: Map<string, number> }> }>>;
+        }
+      ).pending;
+      expect(seen.get('a')?.get('2026-11-24')?.agents.get(IPHONE)?.clients.size).toBe(MAX_CLIENTS_PER_AGENT);
+
+      await sut.flush();
+
+      expect(sink.batches[0].get('a')?.get('2026-11-24')?.labels.get('country:US')).toBe(clicks);
+    });
+
+    it('stores no address or user agent, and takes hostile headers in its stride', async () => {
+      const sink = new RecordingSink();
+      const sut = new ClickCounter(sink, proxied);
+      const hostile = [
+        ['x'.repeat(10_000), 'y'.repeat(10_000)],
+        [`${IPHONE}\u0000\r`, Array.from({ length: 1000 }, (_, i) => `10.0.${i >> 8}.${i & 0xff}`).join(', ')],
+        [IPHONE, 'fe80::1%eth0, 8.8.8.8'],
+        [IPHONE, '[2001:db8::1]:443'],
+        [IPHONE, '\u0000garbage'],
+      ] as const;
+      for (const [agent, forwardedFor] of hostile)
+        sut.record('a', 'https://x.example/', agent, forwardedFor, '193.0.6.139');
+
+      await sut.flush();
+
+      const tally = [...sink.batches[0].get('a')!.values()][0];
+      expect(tally.clicks).toBe(hostile.length);
+      const written = JSON.stringify([...tally.labels, ...tally.referrers]);
+      for (const fact of ['193.0.6.139', '8.8.8.8', '10.0.', 'Mozilla', 'xxx', 'garbage'])
+        expect(written).not.toContain(fact);
+      for (const [key] of tally.labels)
+        expect(key).toMatch(/^(country:[A-Z]{2}|device:[a-z]+|browser:[ -~]{1,40}|os:[ -~]{1,40})$/);
+    });
   });
 });

@@ -3,7 +3,10 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { ClickSink } from './click-sink.js';
 import {
+  addLabel,
   addReferrer,
+  emptyDay,
+  labelKey,
   MAX_HOSTS_PER_DAY,
   mergeTally,
   OTHER_HOSTS,
@@ -14,7 +17,8 @@ import {
   type ClickTally,
   type DayTally,
 } from './click-tally.js';
-import { MAX_USER_AGENT_LENGTH, UserAgentClassifier } from './visitors/user-agent.js';
+import { MAX_USER_AGENT_LENGTH } from './visitors/user-agent.js';
+import { VisitorLabels } from './visitors/visitor-labels.service.js';
 
 /**
  * Distinct user agents kept per code and day until a flush labels them; the clicks of any more
@@ -22,30 +26,45 @@ import { MAX_USER_AGENT_LENGTH, UserAgentClassifier } from './visitors/user-agen
  * inventing a user agent per request cannot grow memory without bound.
  */
 export const MAX_AGENTS_PER_DAY = 256;
+/**
+ * Distinct clients (see VisitorLabels.clientKey) kept per user agent of a code and day until a
+ * flush; the country of any more is looked up as they come (through the lookup's cache).
+ */
+export const MAX_CLIENTS_PER_AGENT = 256;
+
+/** One user agent's clicks of one code on one day, by referrer host and by client. */
+interface SeenAgent {
+  clicks: number;
+  hosts: Map<string, number>;
+  clients: Map<string, number>;
+  /** Clicks by country of the clients past MAX_CLIENTS_PER_AGENT, looked up at once. */
+  countries?: Map<string, number>;
+}
 
 /**
  * One code's clicks on one day as the redirects saw them: per user agent (its first
- * MAX_USER_AGENT_LENGTH characters; '' when none), the referrer hosts; labelled (bot or person)
- * only when flushed. `labelled` holds the clicks past MAX_AGENTS_PER_DAY, labelled at once.
+ * MAX_USER_AGENT_LENGTH characters; '' when none), the referrer hosts and clients; labelled (bot
+ * or person; country, device, browser, system) only when flushed. `labelled` holds the clicks
+ * past MAX_AGENTS_PER_DAY, labelled at once.
  */
 interface SeenDay {
   clicks: number;
-  agents: Map<string, Map<string, number>>;
+  agents: Map<string, SeenAgent>;
   /** Created with the first click past MAX_AGENTS_PER_DAY (rare: most days have few agents). */
   labelled?: DayTally;
 }
 
 /**
- * Counts redirects in memory, by code, UTC day, bot or person, and referrer host, and writes them in batches
+ * Counts redirects in memory, by code, UTC day, bot or person, referrer host and visitor label, and writes them in batches
  * (one ClickSink per database kind), so a redirect never waits for (or causes) a database write.
  * Counts are flushed every `CLICK_FLUSH_INTERVAL_MS` and when the application shuts down; the
  * API lags by up to one interval. A flush that fails keeps its counts for the next one; only a
  * crash (or a database that stays down through shutdown) loses the clicks of the last interval.
  *
  * A click's day is taken when it is counted, so a flush that spans midnight puts each click in
- * its own day. Whether it came from a bot is decided from its `User-Agent` when it is flushed,
- * not in the request (`UserAgentClassifier`, cached): the redirect only keeps the header, in
- * memory; it is never written anywhere.
+ * its own day. Whether it came from a bot, and a person's country, device, browser and system,
+ * are decided when it is flushed, not in the request (VisitorLabels, cached): the redirect only
+ * keeps its `User-Agent` and its client's address, in memory; neither is written anywhere.
  */
 @Injectable()
 export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -53,7 +72,6 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
   private pending = new Map<string, Map<string, SeenDay>>();
   /** Counts a flush could not write, for the next one. */
   private unwritten: ClickTally = new Map();
-  private readonly agents = new UserAgentClassifier();
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private day = '';
@@ -62,13 +80,15 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
   constructor(
     private readonly sink: ClickSink,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly visitors: VisitorLabels = new VisitorLabels(config),
   ) {}
 
   /**
-   * Counts one redirect of `code`; `referer` and `userAgent`: the request's `Referer` and
-   * `User-Agent` headers, if any.
+   * Counts one redirect of `code`; `referer`, `userAgent` and `forwardedFor`: the request's
+   * `Referer`, `User-Agent` and (first) `X-Forwarded-For` headers, if any; `remoteAddress`: the
+   * socket's peer address.
    */
-  record(code: string, referer?: string, userAgent?: string): void {
+  record(code: string, referer?: string, userAgent?: string, forwardedFor?: string, remoteAddress?: string): void {
     const now = Date.now();
     if (now >= this.dayEndsAt) {
       this.day = utcDay(now);
@@ -85,6 +105,7 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
       days.set(this.day, seen);
     }
     seen.clicks++;
+    const client = this.visitors.clientKey(forwardedFor, remoteAddress);
     const agent =
       userAgent === undefined
         ? ''
@@ -92,18 +113,28 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
           ? userAgent.slice(0, MAX_USER_AGENT_LENGTH)
           : userAgent;
     const host = referrerHost(referer);
-    const hosts = seen.agents.get(agent);
-    if (hosts !== undefined) {
+    const seenAgent = seen.agents.get(agent);
+    if (seenAgent !== undefined) {
+      seenAgent.clicks++;
+      const { hosts, clients } = seenAgent;
       // As many hosts per agent as a day's tally keeps (addReferrer): the rest count as one.
       const counted = hosts.get(host);
       if (counted !== undefined) hosts.set(host, counted + 1);
       else if (hosts.size < MAX_HOSTS_PER_DAY) hosts.set(host, 1);
       else hosts.set(OTHER_HOSTS, (hosts.get(OTHER_HOSTS) ?? 0) + 1);
+      const fromClient = clients.get(client);
+      if (fromClient !== undefined) clients.set(client, fromClient + 1);
+      else if (clients.size < MAX_CLIENTS_PER_AGENT) clients.set(client, 1);
+      else {
+        seenAgent.countries ??= new Map();
+        const country = this.visitors.countryOfClient(client);
+        seenAgent.countries.set(country, (seenAgent.countries.get(country) ?? 0) + 1);
+      }
     } else if (seen.agents.size < MAX_AGENTS_PER_DAY) {
-      seen.agents.set(agent, new Map([[host, 1]]));
+      seen.agents.set(agent, { clicks: 1, hosts: new Map([[host, 1]]), clients: new Map([[client, 1]]) });
     } else {
-      seen.labelled ??= { clicks: 0, bots: 0, referrers: new Map() };
-      this.label(seen.labelled, agent, host, 1);
+      seen.labelled ??= emptyDay();
+      this.label(seen.labelled, agent, { clicks: 1, hosts: new Map([[host, 1]]), clients: new Map([[client, 1]]) });
     }
   }
 
@@ -176,10 +207,8 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
     for (const [code, days] of this.pending) {
       const labelled = new Map<string, DayTally>();
       for (const [day, seen] of days) {
-        const tally = seen.labelled ?? { clicks: 0, bots: 0, referrers: new Map() };
-        for (const [agent, hosts] of seen.agents) {
-          for (const [host, clicks] of hosts) this.label(tally, agent, host, clicks);
-        }
+        const tally = seen.labelled ?? emptyDay();
+        for (const [agent, seenAgent] of seen.agents) this.label(tally, agent, seenAgent);
         labelled.set(day, tally);
       }
       if (!batch.has(code)) batch.set(code, labelled);
@@ -189,10 +218,21 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
     return batch;
   }
 
-  /** Adds `clicks` clicks of one user agent from one referrer host: a bot's, or a person's. */
-  private label(tally: DayTally, agent: string, host: string, clicks: number): void {
-    tally.clicks += clicks;
-    if (this.agents.classify(agent === '' ? undefined : agent).bot) tally.bots += clicks;
-    else addReferrer(tally, host, clicks);
+  /** Adds the clicks of one user agent: a bot's, or a person's by referrer host and visitor label. */
+  private label(tally: DayTally, agent: string, seen: SeenAgent): void {
+    tally.clicks += seen.clicks;
+    const visitor = this.visitors.classify(agent === '' ? undefined : agent);
+    if (visitor.bot) {
+      tally.bots += seen.clicks;
+      return;
+    }
+    for (const [host, clicks] of seen.hosts) addReferrer(tally, host, clicks);
+    addLabel(tally, labelKey('device', visitor.device), seen.clicks);
+    addLabel(tally, labelKey('browser', visitor.browser), seen.clicks);
+    addLabel(tally, labelKey('os', visitor.os), seen.clicks);
+    for (const [client, clicks] of seen.clients) {
+      addLabel(tally, labelKey('country', this.visitors.countryOfClient(client)), clicks);
+    }
+    for (const [country, clicks] of seen.countries ?? []) addLabel(tally, labelKey('country', country), clicks);
   }
 }

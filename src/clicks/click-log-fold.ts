@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import { taskDuty } from '../database/task-pacing.js';
 import { defineWriterTask, type TaskContext } from '../database/sqlite-writer-protocol.js';
-import { mergeCodeTally, parseTally, type CodeTally } from './click-tally.js';
+import { mergeCodeTally, parseTally, splitLabelKey, type CodeTally } from './click-tally.js';
 
 /** The task's arguments: how long the fold may take (0: as fast as it can, at shutdown). */
 export interface FoldArgs {
@@ -111,10 +111,15 @@ async function fold(db: Database.Database, spreadMs: number, context: TaskContex
     `INSERT INTO link_daily_referrers (code, day, host, clicks) VALUES (?, ?, ?, ?)
      ON CONFLICT (code, day, host) DO UPDATE SET clicks = clicks + excluded.clicks`,
   );
+  const addLabel = db.prepare(
+    `INSERT INTO link_daily_labels (code, day, dimension, label, clicks) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (code, day, dimension, label) DO UPDATE SET clicks = clicks + excluded.clicks`,
+  );
   const addDaily = (total: Total) => {
-    for (const [day, { clicks, bots, referrers }] of total.days) {
+    for (const [day, { clicks, bots, referrers, labels }] of total.days) {
       addDay.run(total.code, day, clicks, bots);
       for (const [host, hostClicks] of referrers) addHost.run(total.code, day, host, hostClicks);
+      for (const [key, labelClicks] of labels) addLabel.run(total.code, day, ...splitLabelKey(key), labelClicks);
     }
   };
 

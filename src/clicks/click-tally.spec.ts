@@ -1,4 +1,5 @@
 import {
+  emptyDay,
   DIRECT,
   MAX_HOSTS_PER_DAY,
   OTHER_HOSTS,
@@ -55,7 +56,7 @@ describe('UTC days', () => {
 
 describe('addReferrer', () => {
   it(`keeps ${MAX_HOSTS_PER_DAY} hosts per day and counts the rest under ${OTHER_HOSTS}`, () => {
-    const tally: DayTally = { clicks: 0, bots: 0, referrers: new Map() };
+    const tally: DayTally = emptyDay();
     for (let i = 0; i < MAX_HOSTS_PER_DAY + 5; i++) addReferrer(tally, `h${i}.example`, 1);
     addReferrer(tally, 'h0.example', 2);
 
@@ -71,8 +72,11 @@ describe('the click log format', () => {
       [
         'abc1234',
         new Map([
-          ['2026-11-24', { clicks: 3, bots: 0, referrers: new Map([[DIRECT, 3]]) }],
-          ['2026-11-25', { clicks: 1, bots: 0, referrers: new Map([['news.example', 1]]) }],
+          [
+            '2026-11-24',
+            { clicks: 3, bots: 1, referrers: new Map([[DIRECT, 2]]), labels: new Map([['country:NL', 2]]) },
+          ],
+          ['2026-11-25', { clicks: 1, bots: 0, referrers: new Map([['news.example', 1]]), labels: new Map() }],
         ]),
       ],
     ]);
@@ -81,7 +85,20 @@ describe('the click log format', () => {
 
   it('reads batches logged before daily counts existed: their day, no referrer', () => {
     expect(parseTally('[["abc1234",4]]', '2026-11-24')).toEqual(
-      new Map([['abc1234', new Map([['2026-11-24', { clicks: 4, bots: 0, referrers: new Map() }]])]]),
+      new Map([
+        ['abc1234', new Map([['2026-11-24', { clicks: 4, bots: 0, referrers: new Map(), labels: new Map() }]])],
+      ]),
+    );
+  });
+
+  it('reads batches logged before visitors were labelled: no labels', () => {
+    expect(parseTally('[["abc1234",[["2026-11-24",4,[["(direct)",3]],1]]]]', '2026-11-24')).toEqual(
+      new Map([
+        [
+          'abc1234',
+          new Map([['2026-11-24', { clicks: 4, bots: 1, referrers: new Map([[DIRECT, 3]]), labels: new Map() }]]),
+        ],
+      ]),
     );
   });
 });

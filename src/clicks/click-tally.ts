@@ -10,14 +10,41 @@ export const MAX_HOSTS_PER_DAY = 50;
 /** The longest DNS name. */
 const MAX_HOST_LENGTH = 253;
 
+/** What a person's click is counted by, besides its referrer host (link_daily_labels.dimension). */
+export const LABEL_DIMENSIONS = ['country', 'device', 'browser', 'os'] as const;
+export type LabelDimension = (typeof LABEL_DIMENSIONS)[number];
+
 /**
  * One code's clicks on one UTC day: all of them (`clicks`), those of them that came from bots
- * (`bots`), and how many of the others, people's, came from each referrer host.
+ * (`bots`), and how many of the others, people's, came from each referrer host and carried each
+ * visitor label (`labels`, keyed by `labelKey`: every person's click counts once per dimension).
  */
 export interface DayTally {
   clicks: number;
   bots: number;
   referrers: Map<string, number>;
+  labels: Map<string, number>;
+}
+
+/** An empty day. */
+export function emptyDay(): DayTally {
+  return { clicks: 0, bots: 0, referrers: new Map(), labels: new Map() };
+}
+
+/** The key of a visitor label in `DayTally.labels`: `country:US`, `device:mobile`, `browser:Chrome`… */
+export function labelKey(dimension: LabelDimension, label: string): string {
+  return `${dimension}:${label}`;
+}
+
+/** The dimension and label of a `labelKey` (dimension names hold no colon; labels may). */
+export function splitLabelKey(key: string): [dimension: string, label: string] {
+  const colon = key.indexOf(':');
+  return [key.slice(0, colon), key.slice(colon + 1)];
+}
+
+/** Adds `clicks` clicks under the label `key`. Labels come from fixed vocabularies: no bound is needed. */
+export function addLabel(tally: DayTally, key: string, clicks: number): void {
+  tally.labels.set(key, (tally.labels.get(key) ?? 0) + clicks);
 }
 
 /** One code's clicks by UTC day (`YYYY-MM-DD`). */
@@ -79,12 +106,13 @@ export function mergeCodeTally(into: CodeTally, from: CodeTally): void {
   for (const [day, tally] of from) {
     let target = into.get(day);
     if (target === undefined) {
-      target = { clicks: 0, bots: 0, referrers: new Map() };
+      target = emptyDay();
       into.set(day, target);
     }
     target.clicks += tally.clicks;
     target.bots += tally.bots;
     for (const [host, clicks] of tally.referrers) addReferrer(target, host, clicks);
+    for (const [key, clicks] of tally.labels) addLabel(target, key, clicks);
   }
 }
 
@@ -108,17 +136,26 @@ export function totalClicks(days: CodeTally): number {
 }
 
 /**
- * `[code, [[day, clicks, [[host, clicks], …], bots], …]]`: how the click log stores a tally (JSON).
- * Batches logged before bots were counted apart lack `bots`.
+ * `[code, [[day, clicks, [[host, clicks], …], bots, [[labelKey, clicks], …]], …]]`: how the click
+ * log stores a tally (JSON). Batches logged before bots were counted apart lack `bots`, and
+ * those logged before visitors were labelled lack the labels.
  */
 export type SerializedTally = Array<
-  [code: string, days: Array<[day: string, clicks: number, referrers: Array<[string, number]>, bots?: number]>]
+  [
+    code: string,
+    days: Array<
+      [day: string, clicks: number, referrers: Array<[string, number]>, bots?: number, labels?: Array<[string, number]>]
+    >,
+  ]
 >;
 
 export function serializeTally(tally: ClickTally): string {
   const out: SerializedTally = [];
   for (const [code, days] of tally) {
-    out.push([code, [...days].map(([day, { clicks, referrers, bots }]) => [day, clicks, [...referrers], bots])]);
+    out.push([
+      code,
+      [...days].map(([day, { clicks, referrers, bots, labels }]) => [day, clicks, [...referrers], bots, [...labels]]),
+    ]);
   }
   return JSON.stringify(out);
 }
@@ -131,12 +168,15 @@ export function parseTally(json: string, loggedDay: string): ClickTally {
   const tally: ClickTally = new Map();
   for (const [code, value] of JSON.parse(json) as Array<[string, number | SerializedTally[number][1]]>) {
     if (typeof value === 'number') {
-      tally.set(code, new Map([[loggedDay, { clicks: value, bots: 0, referrers: new Map() }]]));
+      tally.set(code, new Map([[loggedDay, { ...emptyDay(), clicks: value }]]));
     } else {
       tally.set(
         code,
         new Map(
-          value.map(([day, clicks, referrers, bots = 0]) => [day, { clicks, bots, referrers: new Map(referrers) }]),
+          value.map(([day, clicks, referrers, bots = 0, labels = []]) => [
+            day,
+            { clicks, bots, referrers: new Map(referrers), labels: new Map(labels) },
+          ]),
         ),
       );
     }

@@ -9,10 +9,11 @@ import { ClicksService } from './clicks.service.js';
 import { LoggedClicks } from './logged-clicks.js';
 import { PostgresClickSink } from './postgres-click-sink.js';
 import { SqliteClickSink } from './sqlite-click-sink.js';
+import { VisitorLabels } from './visitors/visitor-labels.service.js';
 
 /**
- * Everything about clicks: counting redirects (ClickCounter), writing them (one ClickSink per
- * database kind, chosen here once) and reading them (ClicksService: the analytics endpoint, the
+ * Everything about clicks: counting redirects (ClickCounter, labelling them with VisitorLabels), writing them (one ClickSink per
+ * database kind, chosen here once) and reading them (ClicksService: the analytics endpoints, the
  * dashboard, and the `clicks` of the link resource through LoggedClicks).
  */
 @Module({
@@ -22,6 +23,7 @@ import { SqliteClickSink } from './sqlite-click-sink.js';
     ClicksRepository,
     ClicksService,
     LoggedClicks,
+    VisitorLabels,
     byDatabaseKind(ClickSink, {
       inject: [PrismaService, LoggedClicks],
       sqlite: ({ writer }, prisma: PrismaService, logged: LoggedClicks) => new SqliteClickSink(prisma, writer, logged),

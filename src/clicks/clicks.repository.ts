@@ -14,6 +14,15 @@ export interface LinkClickRows {
   days: Array<{ day: string; clicks: number; bots: number }>;
   /** Per host over the window, most clicks first (all of them when `referrerLimit` is undefined). */
   referrers: Array<{ host: string; clicks: number }>;
+  /** Per visitor label over the window, in no order (few: each dimension's vocabulary is fixed). */
+  labels: LabelClicks[];
+}
+
+/** People's clicks with one visitor label over a window. */
+export interface LabelClicks {
+  dimension: string;
+  label: string;
+  clicks: number;
 }
 
 /** The row of LINK_CLICKS: dates as SQLite's ISO text or PostgreSQL's epoch milliseconds. */
@@ -25,23 +34,27 @@ interface LinkClicksRow {
   /** JSON arrays: text from SQLite, already parsed by the `pg` driver. */
   days: string | Array<[day: string, clicks: number | string, bots: number | string]>;
   referrers: string | Array<[host: string, clicks: number | string]>;
+  labels: string | Array<[dimension: string, label: string, clicks: number | string]>;
 }
 
 /**
- * The link, its daily rows from day $2 on and its top $3 referrer hosts over them (all of them
- * when $3 is null), in one statement, so from one snapshot whatever a fold does meanwhile:
+ * The link, its daily rows from day $2 on, its top $3 referrer hosts over them (all of them
+ * when $3 is null) and its visitor labels' totals over them, in one statement, so from one snapshot whatever a fold does meanwhile:
  * the row's count, its daily rows and the last click batch they include agree. The rows come as
  * JSON arrays of [day, clicks] and [host, clicks]: a year of days is one value to convert, not
  * 366 rows.
  */
 const LINK_CLICKS = preparedRead<LinkClicksRow>({
-  name: 'link-clicks',
+  name: 'link-clicks-labelled',
   sqlite: `SELECT l.code, l.clicks, l.created_at AS "createdAt", l.clicks_through_batch AS "clicksThroughBatch",
       (SELECT json_group_array(json_array(day, clicks, bots)) FROM link_daily_clicks
         WHERE code = l.code AND day >= $2) AS days,
       (SELECT json_group_array(json_array(host, clicks)) FROM (
         SELECT host, sum(clicks) AS clicks FROM link_daily_referrers WHERE code = l.code AND day >= $2
-        GROUP BY host ORDER BY clicks DESC, host ASC LIMIT coalesce($3, -1))) AS referrers
+        GROUP BY host ORDER BY clicks DESC, host ASC LIMIT coalesce($3, -1))) AS referrers,
+      (SELECT json_group_array(json_array(dimension, label, clicks)) FROM (
+        SELECT dimension, label, sum(clicks) AS clicks FROM link_daily_labels WHERE code = l.code AND day >= $2
+        GROUP BY dimension, label)) AS labels
     FROM links l WHERE l.code = $1 AND l.account_id = $4`,
   postgresql: `SELECT l.code, l.clicks, (extract(epoch FROM l.created_at) * 1000)::float8 AS "createdAt",
       l.clicks_through_batch AS "clicksThroughBatch",
@@ -49,8 +62,101 @@ const LINK_CLICKS = preparedRead<LinkClicksRow>({
         WHERE code = l.code AND day >= $2) AS days,
       (SELECT coalesce(json_agg(json_build_array(host, clicks)), '[]') FROM (
         SELECT host, sum(clicks) AS clicks FROM link_daily_referrers WHERE code = l.code AND day >= $2
-        GROUP BY host ORDER BY clicks DESC, host ASC LIMIT $3::int8) AS top) AS referrers
+        GROUP BY host ORDER BY clicks DESC, host ASC LIMIT $3::int8) AS top) AS referrers,
+      (SELECT coalesce(json_agg(json_build_array(dimension, label, clicks)), '[]') FROM (
+        SELECT dimension, label, sum(clicks) AS clicks FROM link_daily_labels WHERE code = l.code AND day >= $2
+        GROUP BY dimension, label) AS labelled) AS labels
     FROM links l WHERE l.code = $1 AND l.account_id = $4`,
+});
+
+/** An account's clicks over a window, as `ACCOUNT_CLICKS` reads them. */
+export interface AccountClickRows {
+  /** The days of the window with clicks on any of the account's links. */
+  days: Array<{ day: string; clicks: number; bots: number }>;
+  /** The links with most clicks over the window, most first, leaving out the `loggedCodes`. */
+  links: Array<{ code: string; clicks: number }>;
+  /** Those of the `loggedCodes` that are the account's: their rows and clicks over the window. */
+  logged: Array<{ link: ClickedLink; clicks: number }>;
+  /** People's clicks by country over the window (every country: the vocabulary is fixed). */
+  countries: Array<{ country: string; clicks: number }>;
+  /** The referrer hosts with most people's clicks over the window, leaving out the `loggedHosts`. */
+  referrers: Array<{ host: string; clicks: number }>;
+  /** The `loggedHosts`' people's clicks over the window. */
+  loggedReferrers: Array<{ host: string; clicks: number }>;
+}
+
+interface AccountClicksRow {
+  days: string | Array<[day: string, clicks: number | string, bots: number | string]>;
+  links: string | Array<[code: string, clicks: number | string]>;
+  logged: string | Array<[code: string, createdAt: string | number, throughBatch: number, clicks: number | string]>;
+  countries: string | Array<[country: string, clicks: number | string]>;
+  referrers: string | Array<[host: string, clicks: number | string]>;
+  loggedReferrers: string | Array<[host: string, clicks: number | string]>;
+}
+
+/**
+ * An account's clicks from day $2 on, in one statement (one snapshot, as LINK_CLICKS): per day,
+ * the top $5 links and referrer hosts, every country. $3 and $4 (JSON arrays) are the codes and
+ * hosts with clicks in SQLite's click log not folded yet ([] on PostgreSQL): the service adds
+ * those clicks itself, so they are read apart (their rows and totals), and left out of the top
+ * lists, which then hold every other candidate for the real top.
+ */
+const ACCOUNT_CLICKS = preparedRead<AccountClicksRow>({
+  name: 'account-clicks',
+  sqlite: `WITH owned AS (SELECT code FROM links WHERE account_id = $1)
+    SELECT
+      (SELECT json_group_array(json_array(day, clicks, bots)) FROM (
+        SELECT d.day, sum(d.clicks) AS clicks, sum(d.bots) AS bots
+        FROM owned o JOIN link_daily_clicks d ON d.code = o.code WHERE d.day >= $2 GROUP BY d.day)) AS days,
+      (SELECT json_group_array(json_array(code, clicks)) FROM (
+        SELECT d.code, sum(d.clicks) AS clicks
+        FROM owned o JOIN link_daily_clicks d ON d.code = o.code
+        WHERE d.day >= $2 AND d.code NOT IN (SELECT value FROM json_each($3))
+        GROUP BY d.code ORDER BY clicks DESC, d.code ASC LIMIT $5)) AS links,
+      (SELECT json_group_array(json_array(l.code, l.created_at, l.clicks_through_batch,
+          (SELECT coalesce(sum(clicks), 0) FROM link_daily_clicks WHERE code = l.code AND day >= $2)))
+        FROM links l WHERE l.account_id = $1 AND l.code IN (SELECT value FROM json_each($3))) AS logged,
+      (SELECT json_group_array(json_array(label, clicks)) FROM (
+        SELECT d.label, sum(d.clicks) AS clicks
+        FROM owned o JOIN link_daily_labels d ON d.code = o.code
+        WHERE d.day >= $2 AND d.dimension = 'country' GROUP BY d.label)) AS countries,
+      (SELECT json_group_array(json_array(host, clicks)) FROM (
+        SELECT d.host, sum(d.clicks) AS clicks
+        FROM owned o JOIN link_daily_referrers d ON d.code = o.code
+        WHERE d.day >= $2 AND d.host NOT IN (SELECT value FROM json_each($4))
+        GROUP BY d.host ORDER BY clicks DESC, d.host ASC LIMIT $5)) AS referrers,
+      (SELECT json_group_array(json_array(host, clicks)) FROM (
+        SELECT d.host, sum(d.clicks) AS clicks
+        FROM owned o JOIN link_daily_referrers d ON d.code = o.code
+        WHERE d.day >= $2 AND d.host IN (SELECT value FROM json_each($4)) GROUP BY d.host)) AS "loggedReferrers"`,
+  postgresql: `WITH owned AS (SELECT code FROM links WHERE account_id = $1)
+    SELECT
+      (SELECT coalesce(json_agg(json_build_array(day, clicks, bots)), '[]') FROM (
+        SELECT d.day, sum(d.clicks) AS clicks, sum(d.bots) AS bots
+        FROM owned o JOIN link_daily_clicks d ON d.code = o.code WHERE d.day >= $2 GROUP BY d.day) AS t) AS days,
+      (SELECT coalesce(json_agg(json_build_array(code, clicks)), '[]') FROM (
+        SELECT d.code, sum(d.clicks) AS clicks
+        FROM owned o JOIN link_daily_clicks d ON d.code = o.code
+        WHERE d.day >= $2 AND d.code NOT IN (SELECT jsonb_array_elements_text($3::jsonb))
+        GROUP BY d.code ORDER BY clicks DESC, d.code ASC LIMIT $5::int8) AS t) AS links,
+      (SELECT coalesce(json_agg(json_build_array(l.code, (extract(epoch FROM l.created_at) * 1000)::float8,
+          l.clicks_through_batch,
+          (SELECT coalesce(sum(clicks), 0) FROM link_daily_clicks WHERE code = l.code AND day >= $2))), '[]')
+        FROM links l WHERE l.account_id = $1 AND l.code IN (SELECT jsonb_array_elements_text($3::jsonb))) AS logged,
+      (SELECT coalesce(json_agg(json_build_array(label, clicks)), '[]') FROM (
+        SELECT d.label, sum(d.clicks) AS clicks
+        FROM owned o JOIN link_daily_labels d ON d.code = o.code
+        WHERE d.day >= $2 AND d.dimension = 'country' GROUP BY d.label) AS t) AS countries,
+      (SELECT coalesce(json_agg(json_build_array(host, clicks)), '[]') FROM (
+        SELECT d.host, sum(d.clicks) AS clicks
+        FROM owned o JOIN link_daily_referrers d ON d.code = o.code
+        WHERE d.day >= $2 AND d.host NOT IN (SELECT jsonb_array_elements_text($4::jsonb))
+        GROUP BY d.host ORDER BY clicks DESC, d.host ASC LIMIT $5::int8) AS t) AS referrers,
+      (SELECT coalesce(json_agg(json_build_array(host, clicks)), '[]') FROM (
+        SELECT d.host, sum(d.clicks) AS clicks
+        FROM owned o JOIN link_daily_referrers d ON d.code = o.code
+        WHERE d.day >= $2 AND d.host IN (SELECT jsonb_array_elements_text($4::jsonb)) GROUP BY d.host) AS t)
+        AS "loggedReferrers"`,
 });
 
 /** A JSON array column: text from SQLite, already parsed by the `pg` driver. */
@@ -91,6 +197,49 @@ export class ClicksRepository {
         host,
         clicks: Number(hostClicks),
       })),
+      labels: jsonArray(row.labels).map(([dimension, label, labelClicks]) => ({
+        dimension,
+        label,
+        clicks: Number(labelClicks),
+      })),
+    };
+  }
+  /**
+   * The account's clicks from `fromDay` on (see ACCOUNT_CLICKS): `top` links and hosts, leaving
+   * out `loggedCodes` and `loggedHosts`, which are read apart.
+   */
+  async accountClicks(
+    accountId: string,
+    fromDay: string,
+    loggedCodes: readonly string[],
+    loggedHosts: readonly string[],
+    top: number,
+  ): Promise<AccountClickRows> {
+    const row = await this.preparedReads.first(ACCOUNT_CLICKS, [
+      accountId,
+      fromDay,
+      JSON.stringify(loggedCodes),
+      JSON.stringify(loggedHosts),
+      top,
+    ]);
+    if (!row) throw new Error('The account clicks read answered no row');
+    const counts = <K extends string>(value: string | Array<[string, number | string]>, key: K) =>
+      jsonArray(value).map(
+        ([name, clicks]) =>
+          ({ [key]: name, clicks: Number(clicks) }) as Record<K, string> & {
+            clicks: number;
+          },
+      );
+    return {
+      days: jsonArray(row.days).map(([day, clicks, bots]) => ({ day, clicks: Number(clicks), bots: Number(bots) })),
+      links: counts(row.links, 'code'),
+      logged: jsonArray(row.logged).map(([code, createdAt, throughBatch, clicks]) => ({
+        link: { code, clicks: 0, createdAt: new Date(createdAt), clicksThroughBatch: Number(throughBatch) },
+        clicks: Number(clicks),
+      })),
+      countries: counts(row.countries, 'country'),
+      referrers: counts(row.referrers, 'host'),
+      loggedReferrers: counts(row.loggedReferrers, 'host'),
     };
   }
 }

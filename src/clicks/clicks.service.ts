@@ -1,16 +1,25 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import { couldBeCode } from '../links/short-code.js';
-import { utcDay } from './click-tally.js';
-import { ClicksRepository } from './clicks.repository.js';
-import type { LinkClicksDto } from './dto/link-clicks.dto.js';
+import { splitLabelKey, utcDay, type CodeTally } from './click-tally.js';
+import { ClicksRepository, type LabelClicks } from './clicks.repository.js';
+import type {
+  AccountClicksDto,
+  BrowserClicksDto,
+  CountryClicksDto,
+  DailyClicksDto,
+  DeviceClicksDto,
+  LinkClicksDto,
+  OsClicksDto,
+} from './dto/link-clicks.dto.js';
 import { LoggedClicks } from './logged-clicks.js';
+import type { Device } from './visitors/user-agent.js';
 
-/** Referring hosts a link's analytics list. */
-export const TOP_REFERRERS = 10;
+/** Entries each ranking (referrers, countries, browsers, links…) lists. */
+export const TOP_ENTRIES = 10;
 const DAY_MS = 86_400_000;
 
-/** A link's click analytics, for the API and the dashboard alike. */
+/** A link's and an account's click analytics, for the API and the dashboard alike. */
 @Injectable()
 export class ClicksService {
   constructor(
@@ -20,43 +29,152 @@ export class ClicksService {
 
   /**
    * The clicks of the account's link `code`: all-time, on each of the last `days` UTC days
-   * (today included, oldest first, zeros included) and by referring host over those days.
-   * Throws `ApiError.notFound()` for a code that is unknown, deleted, anonymous or another
-   * account's. `days` must be 1–366 (validated by the caller).
+   * (today included, oldest first, zeros included), and over those days by referring host and by
+   * visitor label (people's clicks only). Throws `ApiError.notFound()` for a code that is unknown,
+   * deleted, anonymous or another account's. `days` must be 1–366 (validated by the caller).
    */
   async linkClicks(accountId: string, code: string, days: number, now = new Date()): Promise<LinkClicksDto> {
     if (!couldBeCode(code)) throw ApiError.notFound();
-    const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-    const window = Array.from({ length: days }, (_, i) => utcDay(today - (days - 1 - i) * DAY_MS));
+    const window = windowDays(days, now);
     // On SQLite, logged clicks not folded yet can change the order of the hosts: all are read.
     const unfolded = this.loggedClicks.size > 0;
-    const rows = await this.repository.linkClicks(accountId, code, window[0], unfolded ? undefined : TOP_REFERRERS);
+    const rows = await this.repository.linkClicks(accountId, code, window[0], unfolded ? undefined : TOP_ENTRIES);
     if (!rows) throw ApiError.notFound();
 
-    const perDay = new Map(rows.days.map((row) => [row.day, row.clicks]));
-    const botsPerDay = new Map(rows.days.map((row) => [row.day, row.bots]));
-    const perHost = new Map(rows.referrers.map((row) => [row.host, row.clicks]));
+    const counts = new WindowCounts(window);
+    counts.addDays(rows.days);
+    for (const { host, clicks } of rows.referrers) add(counts.referrers, host, clicks);
+    counts.addLabels(rows.labels);
     let total = rows.link.clicks;
     if (unfolded) {
-      for (const [day, tally] of this.loggedClicks.tallyNotIn(rows.link)) {
-        total += tally.clicks;
-        if (day < window[0]) continue;
-        perDay.set(day, (perDay.get(day) ?? 0) + tally.clicks);
-        botsPerDay.set(day, (botsPerDay.get(day) ?? 0) + tally.bots);
-        for (const [host, clicks] of tally.referrers) perHost.set(host, (perHost.get(host) ?? 0) + clicks);
-      }
+      const logged = this.loggedClicks.tallyNotIn(rows.link);
+      for (const tally of logged.values()) total += tally.clicks;
+      counts.addTally(logged);
     }
-    const daily = window.map((date) => ({ date, clicks: perDay.get(date) ?? 0, bots: botsPerDay.get(date) ?? 0 }));
+    const daily = counts.daily();
     return {
       code: rows.link.code,
       total,
       days: daily,
       bots: daily.reduce((sum, day) => sum + day.bots, 0),
-      referrers: [...perHost]
-        .filter(([, clicks]) => clicks > 0)
-        .sort(([hostA, a], [hostB, b]) => b - a || (hostA < hostB ? -1 : hostA > hostB ? 1 : 0))
-        .slice(0, TOP_REFERRERS)
-        .map(([host, clicks]) => ({ host, clicks })),
+      referrers: top(counts.referrers).map(([host, clicks]) => ({ host, clicks })),
+      countries: top(counts.label('country')).map(([country, clicks]): CountryClicksDto => ({ country, clicks })),
+      devices: top(counts.label('device')).map(([device, clicks]): DeviceClicksDto => ({
+        device: device as Device,
+        clicks,
+      })),
+      browsers: top(counts.label('browser')).map(([browser, clicks]): BrowserClicksDto => ({ browser, clicks })),
+      os: top(counts.label('os')).map(([os, clicks]): OsClicksDto => ({ os, clicks })),
     };
+  }
+
+  /**
+   * All the account's links' clicks on each of the last `days` UTC days (as `linkClicks`), the 10
+   * links with most clicks over them, and people's clicks by country and referring host. `days`
+   * must be 1–366 (validated by the caller).
+   */
+  async accountClicks(accountId: string, days: number, now = new Date()): Promise<AccountClicksDto> {
+    const window = windowDays(days, now);
+    // On SQLite the clicks logged but not folded yet are added here; their codes and hosts are
+    // read apart from the rankings, which then hold every other candidate (see ACCOUNT_CLICKS).
+    const rows = await this.repository.accountClicks(
+      accountId,
+      window[0],
+      this.loggedClicks.codes(),
+      this.loggedClicks.hosts(),
+      TOP_ENTRIES,
+    );
+    const counts = new WindowCounts(window);
+    counts.addDays(rows.days);
+    const links = new Map(rows.links.map(({ code, clicks }) => [code, clicks]));
+    for (const { host, clicks } of [...rows.referrers, ...rows.loggedReferrers]) add(counts.referrers, host, clicks);
+    for (const { country, clicks } of rows.countries) add(counts.labels, `country:${country}`, clicks);
+    for (const { link, clicks } of rows.logged) {
+      let inWindow = clicks;
+      const logged = this.loggedClicks.tallyNotIn(link);
+      for (const [day, tally] of logged) if (day >= window[0]) inWindow += tally.clicks;
+      counts.addTally(logged);
+      links.set(link.code, inWindow);
+    }
+    const daily = counts.daily();
+    return {
+      total: daily.reduce((sum, day) => sum + day.clicks, 0),
+      bots: daily.reduce((sum, day) => sum + day.bots, 0),
+      days: daily,
+      links: top(links).map(([code, clicks]) => ({ code, clicks })),
+      countries: top(counts.label('country')).map(([country, clicks]) => ({ country, clicks })),
+      referrers: top(counts.referrers).map(([host, clicks]) => ({ host, clicks })),
+    };
+  }
+}
+
+/** The UTC days of the last `days`, today last. */
+function windowDays(days: number, now: Date): string[] {
+  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+  return Array.from({ length: days }, (_, i) => utcDay(today - (days - 1 - i) * DAY_MS));
+}
+
+function add(counts: Map<string, number>, key: string, clicks: number): void {
+  counts.set(key, (counts.get(key) ?? 0) + clicks);
+}
+
+/** The TOP_ENTRIES entries with most clicks (none without), most first, then by name. */
+function top(counts: Map<string, number>): Array<[string, number]> {
+  return [...counts]
+    .filter(([, clicks]) => clicks > 0)
+    .sort(([nameA, a], [nameB, b]) => b - a || (nameA < nameB ? -1 : nameA > nameB ? 1 : 0))
+    .slice(0, TOP_ENTRIES);
+}
+
+/** Clicks over a window of days as read from the database, plus what the click log adds. */
+class WindowCounts {
+  private readonly perDay = new Map<string, { clicks: number; bots: number }>();
+  readonly referrers = new Map<string, number>();
+  /** By `labelKey`. */
+  readonly labels = new Map<string, number>();
+
+  constructor(private readonly window: readonly string[]) {}
+
+  addDays(rows: ReadonlyArray<{ day: string; clicks: number; bots: number }>): void {
+    for (const { day, clicks, bots } of rows) this.addDay(day, clicks, bots);
+  }
+
+  addLabels(rows: readonly LabelClicks[]): void {
+    for (const { dimension, label, clicks } of rows) add(this.labels, `${dimension}:${label}`, clicks);
+  }
+
+  /** A tally's days that fall in the window. */
+  addTally(tally: CodeTally): void {
+    for (const [day, { clicks, bots, referrers, labels }] of tally) {
+      if (day < this.window[0]) continue;
+      this.addDay(day, clicks, bots);
+      for (const [host, hostClicks] of referrers) add(this.referrers, host, hostClicks);
+      for (const [key, labelClicks] of labels) add(this.labels, key, labelClicks);
+    }
+  }
+
+  /** One dimension's labels, with their clicks. */
+  label(dimension: string): Map<string, number> {
+    const found = new Map<string, number>();
+    for (const [key, clicks] of this.labels) {
+      const [keyDimension, label] = splitLabelKey(key);
+      if (keyDimension === dimension) found.set(label, clicks);
+    }
+    return found;
+  }
+
+  /** Every day of the window, oldest first, zeros included. */
+  daily(): DailyClicksDto[] {
+    return this.window.map((date) => ({ date, clicks: 0, bots: 0, ...this.perDay.get(date) }));
+  }
+
+  private addDay(day: string, clicks: number, bots: number): void {
+    const known = this.perDay.get(day);
+    if (known) {
+      known.clicks += clicks;
+      known.bots += bots;
+    } else {
+      this.perDay.set(day, { clicks, bots });
+    }
   }
 }

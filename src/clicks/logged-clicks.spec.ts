@@ -6,7 +6,7 @@ function counts(entries: Array<[string, number]>): ClickTally {
   return new Map(
     entries.map(([code, clicks]) => [
       code,
-      new Map([['2026-11-24', { clicks, bots: 0, referrers: new Map([['news.example', clicks]]) }]]),
+      new Map([['2026-11-24', { clicks, bots: 0, referrers: new Map([['news.example', clicks]]), labels: new Map() }]]),
     ]),
   );
 }
@@ -47,7 +47,7 @@ describe('LoggedClicks', () => {
     const sut = withBatches();
 
     expect(sut.tallyNotIn(link({ clicksThroughBatch: 1 }))).toEqual(
-      new Map([['2026-11-24', { clicks: 7, bots: 0, referrers: new Map([['news.example', 7]]) }]]),
+      new Map([['2026-11-24', { clicks: 7, bots: 0, referrers: new Map([['news.example', 7]]), labels: new Map() }]]),
     );
     expect(sut.tallyNotIn(link({ code: 'unknown' }))).toEqual(new Map());
   });

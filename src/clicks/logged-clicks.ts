@@ -31,15 +31,39 @@ export interface LinkClicks {
 @Injectable()
 export class LoggedClicks {
   private batches: LoggedClickBatch[] = [];
+  /** The codes and referrer hosts in the batches held, each with the number of batches that have it. */
+  private readonly codeCounts = new Map<string, number>();
+  private readonly hostCounts = new Map<string, number>();
 
   /** Records a batch that is now in the log; batches arrive in id order. */
   add(batch: LoggedClickBatch): void {
     this.batches.push(batch);
+    this.count(batch, 1);
   }
 
   /** Forgets the batches up to `through`: they are in the links now. */
   dropThrough(through: number): void {
+    for (const batch of this.batches) if (batch.id <= through) this.count(batch, -1);
     this.batches = this.batches.filter((batch) => batch.id > through);
+  }
+
+  /** Every code with clicks in the batches held (the account overview asks which are its own). */
+  codes(): string[] {
+    return [...this.codeCounts.keys()];
+  }
+
+  /** Every referrer host of the clicks in the batches held. */
+  hosts(): string[] {
+    return [...this.hostCounts.keys()];
+  }
+
+  private count(batch: LoggedClickBatch, change: 1 | -1): void {
+    const hosts = new Set<string>();
+    for (const [code, days] of batch.counts) {
+      adjust(this.codeCounts, code, change);
+      for (const tally of days.values()) for (const host of tally.referrers.keys()) hosts.add(host);
+    }
+    for (const host of hosts) adjust(this.hostCounts, host, change);
   }
 
   /**
@@ -78,4 +102,10 @@ export class LoggedClicks {
   get oldestClosedAt(): Date | undefined {
     return this.batches[0]?.closedAt;
   }
+}
+
+function adjust(counts: Map<string, number>, key: string, change: number): void {
+  const count = (counts.get(key) ?? 0) + change;
+  if (count > 0) counts.set(key, count);
+  else counts.delete(key);
 }

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { PostgresPool } from '../database/postgres-pools.js';
 import { ClickSink } from './click-sink.js';
-import type { ClickTally, CodeTally } from './click-tally.js';
+import { splitLabelKey, type ClickTally, type CodeTally } from './click-tally.js';
 
 /** Codes written per statement: keeps one flush of a busy minute from becoming one huge statement. */
 export const CLICK_FLUSH_BATCH_SIZE = 500;
@@ -49,7 +49,7 @@ export class PostgresClickSink extends ClickSink {
   /**
    * One statement (so one transaction) per chunk: the all-time counts, then the daily and
    * referrer rows of the codes whose link still exists (a deleted link's clicks go nowhere; the
-   * `UPDATE` holds its row, so a delete cannot slip in between). Arrays as parameters (`unnest`):
+   * `UPDATE` holds its row, so a delete cannot slip in between), and their visitor labels. Arrays as parameters (`unnest`):
    * the statement's text is the same whatever the batch holds, so it is prepared once. Through
    * the driver rather than Prisma, whose parameter conversion costs several times more CPU per
    * code. Raw SQL because Prisma's update would move `updated_at`, which tells when the target
@@ -72,6 +72,11 @@ export class PostgresClickSink extends ClickSink {
     const hostDays: string[] = [];
     const hosts: string[] = [];
     const hostClicks: number[] = [];
+    const labelCodes: string[] = [];
+    const labelDays: string[] = [];
+    const dimensions: string[] = [];
+    const labels: string[] = [];
+    const labelClicks: number[] = [];
     for (const [code, tallies] of sorted) {
       let total = 0;
       for (const day of [...tallies.keys()].sort()) {
@@ -86,6 +91,14 @@ export class PostgresClickSink extends ClickSink {
           hostDays.push(day);
           hosts.push(host);
           hostClicks.push(tally.referrers.get(host)!);
+        }
+        for (const key of [...tally.labels.keys()].sort()) {
+          const [dimension, label] = splitLabelKey(key);
+          labelCodes.push(code);
+          labelDays.push(day);
+          dimensions.push(dimension);
+          labels.push(label);
+          labelClicks.push(tally.labels.get(key)!);
         }
       }
       linkCodes.push(code);
@@ -106,6 +119,14 @@ export class PostgresClickSink extends ClickSink {
           ORDER BY "d"."n"
           ON CONFLICT ("code", "day") DO UPDATE SET "clicks" = "link_daily_clicks"."clicks" + EXCLUDED."clicks",
             "bots" = "link_daily_clicks"."bots" + EXCLUDED."bots"
+        ), "labelled" AS (
+          INSERT INTO "link_daily_labels" ("code", "day", "dimension", "label", "clicks")
+          SELECT "l"."code", "l"."day", "l"."dimension", "l"."label", "l"."clicks"
+          FROM unnest($11::text[], $12::text[], $13::text[], $14::text[], $15::integer[]) WITH ORDINALITY
+            AS "l" ("code", "day", "dimension", "label", "clicks", "n")
+          WHERE "l"."code" IN (SELECT "code" FROM "added")
+          ORDER BY "l"."n"
+          ON CONFLICT ("code", "day", "dimension", "label") DO UPDATE SET "clicks" = "link_daily_labels"."clicks" + EXCLUDED."clicks"
         )
         INSERT INTO "link_daily_referrers" ("code", "day", "host", "clicks")
         SELECT "r"."code", "r"."day", "r"."host", "r"."clicks"
@@ -113,7 +134,23 @@ export class PostgresClickSink extends ClickSink {
         WHERE "r"."code" IN (SELECT "code" FROM "added")
         ORDER BY "r"."n"
         ON CONFLICT ("code", "day", "host") DO UPDATE SET "clicks" = "link_daily_referrers"."clicks" + EXCLUDED."clicks"`,
-      values: [linkCodes, linkClicks, dayCodes, days, dayClicks, hostCodes, hostDays, hosts, hostClicks, dayBots],
+      values: [
+        linkCodes,
+        linkClicks,
+        dayCodes,
+        days,
+        dayClicks,
+        hostCodes,
+        hostDays,
+        hosts,
+        hostClicks,
+        dayBots,
+        labelCodes,
+        labelDays,
+        dimensions,
+        labels,
+        labelClicks,
+      ],
     });
   }
 }

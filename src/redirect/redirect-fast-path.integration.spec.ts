@@ -76,7 +76,7 @@ describe('RedirectFastPath', () => {
       body: '',
       headers: { location: 'https://example.com/', 'cache-control': 'private, no-store', 'content-length': '0' },
     });
-    expect(record.mock.calls).toEqual([['Ab3dE9x', undefined]]);
+    expect(record.mock.calls).toEqual([['Ab3dE9x', undefined, undefined, undefined, '127.0.0.1']]);
     expect(fastify).not.toHaveBeenCalled();
   });
 
@@ -99,7 +99,7 @@ describe('RedirectFastPath', () => {
 
     expect(answer.status).toBe(302);
     expect(answer.headers.location).toBe('https://example.com/');
-    expect(record.mock.calls).toEqual([['Ab3dE9x', undefined]]);
+    expect(record.mock.calls).toEqual([['Ab3dE9x', undefined, undefined, undefined, '127.0.0.1']]);
   });
 
   it('passes uncached and invalidated codes on to Fastify', async () => {

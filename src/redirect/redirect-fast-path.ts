@@ -5,7 +5,7 @@ import { EarlyRequests } from '../common/http/early-requests.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { logsEveryRedirect } from '../logging/logger.options.js';
-import { REQUEST_ID_HEADER, requestIdOf } from '../logging/request-id.js';
+import { REQUEST_ID_HEADER } from '../logging/request-id.js';
 import { RedirectService } from './redirect.service.js';
 
 /**
@@ -69,17 +69,7 @@ export class RedirectFastPath implements OnModuleInit {
     const target = this.redirects.cachedTarget(code);
     if (target === undefined) return false;
     const headers = redirectHeadersOf(request.rawHeaders);
-    // A HEAD is not a click: its Referer and User-Agent are not counted.
-    const counted = method === 'GET';
-    return this.redirects.writeRedirect(
-      method,
-      code,
-      target,
-      counted ? headers.referer : undefined,
-      counted ? headers.userAgent : undefined,
-      requestIdOf(headers.requestId),
-      response,
-    );
+    return this.redirects.writeRedirect(method, code, target, headers, request.socket, response);
   }
 }
 
@@ -89,6 +79,8 @@ const SLASH = 0x2f;
 export interface RedirectRequestHeaders {
   referer?: string;
   userAgent?: string;
+  /** Read (as the client's address) only with TRUST_PROXY. */
+  forwardedFor?: string;
   requestId?: string;
 }
 
@@ -107,6 +99,10 @@ export function redirectHeadersOf(rawHeaders: readonly string[]): RedirectReques
         break;
       case 10:
         if (found.userAgent === undefined && key.toLowerCase() === 'user-agent') found.userAgent = rawHeaders[i + 1];
+        break;
+      case 15:
+        if (found.forwardedFor === undefined && key.toLowerCase() === 'x-forwarded-for')
+          found.forwardedFor = rawHeaders[i + 1];
         break;
       case REQUEST_ID_HEADER.length:
         if (found.requestId === undefined && key.toLowerCase() === REQUEST_ID_HEADER)

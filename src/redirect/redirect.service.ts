@@ -4,7 +4,9 @@ import type { ServerResponse } from 'node:http';
 import { ClickCounter } from '../clicks/click-counter.js';
 import { LinkCache } from '../links/link-cache.js';
 import { couldBeCode } from '../links/short-code.js';
+import { requestIdOf } from '../logging/request-id.js';
 import { ServiceCounters } from '../metrics/service-counters.js';
+import type { RedirectRequestHeaders } from './redirect-fast-path.js';
 import { RedirectLookup } from './redirect-lookup.js';
 
 /** What `resolve` answers for a link past its `expires_at`. */
@@ -53,12 +55,23 @@ export class RedirectService {
   }
 
   /**
-   * Answers a found link: 302 to its target. A GET counts as a visit, with its `User-Agent` (a bot's
-   * or a person's?) and the host of its `Referer`
-   * (in memory, written to the database in batches); a HEAD does not, as link checkers and previewers use it, not visitors.
+   * Answers a found link: 302 to its target. A GET counts as a visit, with what the counter labels
+   * it by (`ClickCounter.record`: the `User-Agent`, the client's address, the host of the
+   * `Referer`; in memory, only labels are written to the database, in batches); a HEAD does not,
+   * as link checkers and previewers use it, not visitors.
    */
   sendRedirect(request: FastifyRequest, reply: FastifyReply, code: string, target: string): void {
-    if (request.method === 'GET') this.clicks.record(code, request.headers.referer, request.headers['user-agent']);
+    if (request.method === 'GET') {
+      const { headers } = request;
+      const forwardedFor = headers['x-forwarded-for'];
+      this.clicks.record(
+        code,
+        headers.referer,
+        headers['user-agent'],
+        Array.isArray(forwardedFor) ? forwardedFor[0] : forwardedFor,
+        request.raw.socket.remoteAddress,
+      );
+    }
     void reply.code(302).headers(redirectHeaders(target)).send();
   }
 
@@ -71,11 +84,11 @@ export class RedirectService {
     method: string,
     code: string,
     target: string,
-    referer: string | undefined,
-    userAgent: string | undefined,
-    requestId: string,
+    headers: RedirectRequestHeaders,
+    socket: { readonly remoteAddress?: string },
     response: ServerResponse,
   ): boolean {
+    const requestId = requestIdOf(headers.requestId);
     try {
       // The same headers as `redirectHeaders` and the request's id (which Fastify's hook adds on
       // the other path), plus content-length as Fastify sets it for an empty
@@ -92,7 +105,7 @@ export class RedirectService {
     }
     response.end();
     if (method === 'GET') {
-      this.clicks.record(code, referer, userAgent);
+      this.clicks.record(code, headers.referer, headers.userAgent, headers.forwardedFor, socket.remoteAddress);
       this.counters.fastRedirectsGet++;
     } else {
       this.counters.fastRedirectsHead++;

@@ -3,7 +3,8 @@ import { BROWSER_MAP, OS_MAP, getParser } from 'bowser';
 import { isbot } from 'isbot';
 import { LruCache } from '../../common/lru-cache.js';
 
-export type Device = 'desktop' | 'mobile' | 'tablet' | 'other';
+export const DEVICES = ['desktop', 'mobile', 'tablet', 'other'] as const;
+export type Device = (typeof DEVICES)[number];
 
 /** What a click's `User-Agent` says about the visitor: labels only, never the header itself. */
 export interface UserAgentClass {

@@ -63,7 +63,7 @@ describe('VisitorLabels', () => {
 
   describe('without a trusted proxy', () => {
     it("ignores X-Forwarded-For and takes the socket's address", () => {
-      const sut = new VisitorLabels({ trustProxy: false } as AppConfig);
+      const sut = new VisitorLabels({ trustProxy: false });
       expect(sut.label({ userAgent: IPHONE, forwardedFor: '193.0.6.139', remoteAddress: '8.8.8.8' })).toMatchObject({
         country: 'US',
       });
