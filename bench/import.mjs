@@ -44,7 +44,10 @@ async function writeCsv(file, rows) {
 
 /** Runs the CLI; resolves with its exit status, output and peak RSS. */
 async function cli(args, env) {
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const rss = sampleRss(/** @type {number} */ (child.pid), 100);
   let stdout = '';
   let stderr = '';
@@ -117,4 +120,6 @@ console.log(
     { title: 'peak RSS MiB', value: (r) => r.peakMiB.toFixed(0), right: true },
   ]),
 );
-console.log(`\n${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'} · node ${process.version} · load average ${os.loadavg()[0].toFixed(2)}`);
+console.log(
+  `\n${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'} · node ${process.version} · load average ${os.loadavg()[0].toFixed(2)}`,
+);

@@ -43,6 +43,8 @@ const API_CONNECTIONS = 10;
  * a database lookup whatever N is (with a cache, a small N would end up entirely cached).
  */
 const MISS_SERVICE_ENV = { REDIRECT_CACHE_SIZE: '0' };
+/** A link's clicks over a year of daily, referrer and label rows: at most this much CPU per call (µs). */
+const CLICKS_CPU_TARGET_US = 2000;
 /** Items per call of the bulk scenario: the most one call takes. */
 const BULK_ITEMS = 1000;
 /**
@@ -64,7 +66,7 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] 
   --runs R           repeat each measurement R times and report the median (default 1)
   --postgres         also benchmark the service on PostgreSQL (BENCH_POSTGRES_URL, default
                      ${POSTGRES_ADMIN_URL})
-  --scenarios LIST   subset of: hit,miss,create,quick,bulk,list,search,page,pagesearch,clicks
+  --scenarios LIST   subset of: hit,miss,create,quick,bulk,list,search,page,pagesearch,clicks,overview
                      (default all)
   --owned N          links of the benchmark account, which list and search page through
                      (default 10000, at most --links)
@@ -86,6 +88,7 @@ const SCENARIOS = {
   page: 'dashboard links page',
   pagesearch: 'dashboard links page, searching',
   clicks: 'link clicks (366 days)',
+  overview: 'account clicks (30 days)',
 };
 
 function readOptions() {
@@ -412,9 +415,17 @@ async function runGroup(options, kind, links, report) {
     // acknowledged link must still be in the database.
     // The reads first: bulk creation adds its links to the benchmark account, which the list and
     // search scenarios must find at --owned links.
-    const apiScenarios = ['list', 'search', 'page', 'pagesearch', 'clicks', 'create', 'quick', 'bulk'].filter((id) =>
-      options.scenarios.has(id),
-    );
+    const apiScenarios = [
+      'list',
+      'search',
+      'page',
+      'pagesearch',
+      'clicks',
+      'overview',
+      'create',
+      'quick',
+      'bulk',
+    ].filter((id) => options.scenarios.has(id));
     if (!options.scenarios.has('miss') && apiScenarios.length === 0) return;
     const service = await startService(options, database, options.scenarios.has('miss') ? MISS_SERVICE_ENV : {});
     if (options.scenarios.has('miss')) {
@@ -502,6 +513,11 @@ async function runGroup(options, kind, links, report) {
         },
         expected: '200',
       },
+      // The account's overview: 500 of its links clicked on each of the last 30 days (seed.mjs).
+      overview: {
+        load: { method: 'GET', paths: ['/api/clicks?days=30'], headers: { 'x-api-key': account.token } },
+        expected: '200',
+      },
     };
     const perSecond = {};
     /** @type {Record<string, number>} */
@@ -537,6 +553,14 @@ async function runGroup(options, kind, links, report) {
         name: `${SCENARIOS[page]} ≤ 2 × ${SCENARIOS[api]} (CPU per call)`,
         ...targetCheck(options, ratio <= 2),
         detail: `${Math.round(cpuPerCall[page])} µs against ${Math.round(cpuPerCall[api])} µs: ${ratio.toFixed(2)} ×`,
+      });
+    }
+    if (cpuPerCall.clicks !== undefined) {
+      report.check({
+        ...group,
+        name: `${SCENARIOS.clicks} ≤ ${CLICKS_CPU_TARGET_US / 1000} ms CPU per call`,
+        ...targetCheck(options, cpuPerCall.clicks <= CLICKS_CPU_TARGET_US),
+        detail: `${Math.round(cpuPerCall.clicks)} µs (service and database server)`,
       });
     }
     if (perSecond.bulk !== undefined && perSecond.create !== undefined) {

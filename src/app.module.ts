@@ -8,6 +8,7 @@ import { AccountPagesModule } from './accounts/pages/account-pages.module.js';
 import { TokensPagesModule } from './auth/pages/tokens-pages.module.js';
 import { SignInModule } from './auth/sign-in/sign-in.module.js';
 import { LinksPagesModule } from './links/pages/links-pages.module.js';
+import { ClicksPagesModule } from './clicks/pages/clicks-pages.module.js';
 import { DatabaseModule } from './database/database.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LinksModule } from './links/links.module.js';
@@ -42,6 +43,7 @@ export class AppModule {
         // The pages, each with its feature.
         SignInModule,
         LinksPagesModule,
+        ClicksPagesModule,
         TokensPagesModule,
         AccountPagesModule,
         RedirectModule,

@@ -91,10 +91,38 @@ describe('Account dashboard in a browser', () => {
     await prisma.linkDailyClicks.createMany({
       data: days.map((day) => ({ code, ...day, bots: Math.floor(day.clicks / 6) })),
     });
+    // People's clicks (the day's clicks less its bots), shared among the referring hosts.
+    const hostShares = [0.4, 0.3, 0.2, 0.1];
     await prisma.linkDailyReferrer.createMany({
       data: days.flatMap(({ day, clicks }) =>
-        hosts.map((host, rank) => ({ code, day, host, clicks: Math.max(1, Math.floor(clicks / (rank + 2))) })),
+        hosts.map((host, rank) => ({
+          code,
+          day,
+          host,
+          clicks: Math.max(1, Math.round((clicks - Math.floor(clicks / 6)) * hostShares[rank])),
+        })),
       ),
+    });
+    // People's clicks (the day's clicks less its bots) by country, device, browser and system.
+    const shares: Array<[string, Array<[string, number]>]> = [
+      ['country', [['US', 0.4], ['NL', 0.2], ['DE', 0.15], ['IN', 0.1], ['BR', 0.1], ['ZZ', 0.05]]],
+      ['device', [['mobile', 0.6], ['desktop', 0.35], ['tablet', 0.05]]],
+      ['browser', [['Chrome', 0.5], ['Safari', 0.3], ['Firefox', 0.1], ['Microsoft Edge', 0.1]]],
+      ['os', [['Android', 0.35], ['iOS', 0.3], ['Windows', 0.2], ['macOS', 0.1], ['Linux', 0.05]]],
+    ]; // prettier-ignore
+    await prisma.linkDailyLabel.createMany({
+      data: days.flatMap(({ day, clicks }) => {
+        const people = clicks - Math.floor(clicks / 6);
+        return shares.flatMap(([dimension, labels]) =>
+          labels.map(([label, share]) => ({
+            code,
+            day,
+            dimension,
+            label,
+            clicks: Math.max(1, Math.round(people * share)),
+          })),
+        );
+      }),
     });
     const total = days.reduce((sum, day) => sum + day.clicks, 0);
     await prisma.link.update({ where: { code }, data: { clicks: { increment: total } } });
@@ -151,6 +179,26 @@ describe('Account dashboard in a browser', () => {
     await page.getByText('Show the numbers as a table').click();
     const today = new Date().toISOString().slice(0, 10);
     await expect(page.getByRole('row', { name: `${today} 1 0` }).isVisible()).resolves.toBe(true);
+    // Who the visitor was: the browser's labels, and the country of the address it came from
+    // (X-Forwarded-For, see newClient(): 198.51.0.0/24 is in the United States).
+    for (const [heading, row] of [
+      ['Countries', 'United States (US) 1 100%'],
+      ['Devices', 'Desktop 1 100%'],
+      ['Browsers', 'Chrome 1 100%'],
+      ['Operating systems', 'Linux 1 100%'],
+    ]) {
+      const section = page.getByRole('region', { name: heading });
+      await expect(section.getByRole('heading', { level: 3, name: heading }).isVisible()).resolves.toBe(true);
+      await expect(section.getByRole('row', { name: row }).isVisible()).resolves.toBe(true);
+    }
+
+    // The account's overview: all links together, the link among the top ones.
+    await page.getByRole('link', { name: 'Clicks', exact: true }).click();
+    await page.waitForURL('**/dashboard/clicks');
+    await expect(page.getByRole('heading', { level: 1, name: 'Clicks' }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('img', { name: /^1 click from .* with 1 click\.$/ }).isVisible()).resolves.toBe(true);
+    await page.getByRole('region', { name: 'Top links' }).getByRole('link', { name: code }).click();
+    await page.waitForURL(`**/dashboard/links/${code}`);
 
     await page.getByRole('link', { name: 'API tokens' }).click();
     await page.getByLabel('Name').fill('journey script');
@@ -211,6 +259,15 @@ describe('Account dashboard in a browser', () => {
     await page.waitForURL('**/dashboard?deleted=1');
     await expect(page.getByText('Link deleted.').isVisible()).resolves.toBe(true);
     expect((await testApp.request(`/${code}`)).status).toBe(404);
+
+    // The clicks overview's window is a plain form: it works without script.
+    await page.getByRole('link', { name: 'Clicks', exact: true }).click();
+    await page.getByLabel('Show the last').selectOption('7');
+    await page.getByRole('button', { name: 'Show' }).click();
+    await page.waitForURL('**/dashboard/clicks?days=7');
+    await expect(page.getByRole('heading', { name: 'Clicks per day, last 7 days' }).isVisible()).resolves.toBe(true);
+    await page.getByText('Show the numbers as a table').click();
+    await expect(page.getByRole('row', { name: /^\d{4}-\d{2}-\d{2} 0 0$/ }).count()).resolves.toBe(7);
 
     // Revoking a token asks first too: the disclosure, then the button inside it.
     await page.goto('/dashboard/tokens');
@@ -278,7 +335,13 @@ describe('Account dashboard in a browser', () => {
     }
     await signUp(page);
     const code = await createLink(page, 'https://example.com/keyboard');
-    for (const path of ['/dashboard', `/dashboard/links/${code}`, '/dashboard/tokens', '/account']) {
+    for (const path of [
+      '/dashboard',
+      `/dashboard/links/${code}`,
+      '/dashboard/clicks',
+      '/dashboard/tokens',
+      '/account',
+    ]) {
       expect(await tabThrough(page, path)).toEqual(none(path));
     }
   });
@@ -336,7 +399,11 @@ describe('Account dashboard in a browser', () => {
       await seedHistory(code);
       await page.goto(`/dashboard/links/${code}`);
       await expect(page.getByText(/^670 clicks in 30 days, 99 of them from bots/).isVisible()).resolves.toBe(true);
+      await expect(page.getByRole('row', { name: /^United States \(US\) \d+ 4\d%$/ }).isVisible()).resolves.toBe(true);
       await check('link');
+      await page.goto('/dashboard/clicks');
+      await expect(page.getByRole('heading', { level: 1, name: 'Clicks' }).isVisible()).resolves.toBe(true);
+      await check('clicks');
       await page.goto('/dashboard/tokens');
       await check('tokens-empty');
       await page.getByLabel('Name').fill('deploy script');

@@ -56,15 +56,67 @@ export const CLICK_HISTORY_DAYS = 366;
 /** Referrer hosts per day of that history. */
 const HOSTS_PER_DAY = 8;
 
-/** The clicks scenario's history: per UTC day up to yesterday, its clicks and referrer rows. */
+/**
+ * People's clicks per day of that history by visitor label, as a busy link's day has them: 12
+ * countries, 3 devices, 5 browsers, 5 systems (25 rows a day, 9,150 over the year).
+ */
+const LABELS = [
+  ...['US', 'DE', 'GB', 'FR', 'NL', 'IN', 'BR', 'JP', 'CA', 'ES', 'IT', 'ZZ'].map((label) => ['country', label]),
+  ...['mobile', 'desktop', 'tablet'].map((label) => ['device', label]),
+  ...['Chrome', 'Safari', 'Firefox', 'Microsoft Edge', 'Samsung Internet for Android'].map((label) => [
+    'browser',
+    label,
+  ]),
+  ...['Android', 'iOS', 'Windows', 'macOS', 'Linux'].map((label) => ['os', label]),
+];
+
+/**
+ * The clicks scenario's history: per UTC day up to yesterday, its clicks, bots, referrer rows
+ * and label rows ([dimension, label, clicks]).
+ */
 function clickHistory() {
   const days = [];
   for (let back = 1; back <= CLICK_HISTORY_DAYS; back++) {
     const day = new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
     const hosts = Array.from({ length: HOSTS_PER_DAY }, (_, h) => [`site${(back + h) % 40}.example`, h + 1]);
-    days.push({ day, clicks: hosts.reduce((sum, [, clicks]) => sum + clicks, 0), hosts });
+    const people = hosts.reduce((sum, [, clicks]) => sum + clicks, 0);
+    const labels = LABELS.map(([dimension, label], i) => [dimension, label, 1 + ((back + i) % 7)]);
+    days.push({ day, clicks: people + 6, bots: 6, hosts, labels });
   }
   return days;
+}
+
+/** Links of the account with clicks in the last 30 days, for the account overview (`GET /api/clicks`). */
+export const OVERVIEW_LINKS = 500;
+const OVERVIEW_DAYS = 30;
+
+/**
+ * The overview scenario's clicks: links 1 to OVERVIEW_LINKS of the `linkCount` the account owns (the clicks scenario's link is 0)
+ * each with a daily row on each of the last 30 days, two referrer rows and four label rows.
+ * Rows of one table as arrays of columns: [code, day, ...].
+ */
+function overviewHistory(linkCount) {
+  const count = Math.min(OVERVIEW_LINKS, linkCount - 1);
+  const days = [];
+  const referrers = [];
+  const labels = [];
+  for (let back = 1; back <= OVERVIEW_DAYS; back++) {
+    const day = new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
+    for (let i = 1; i <= count; i++) {
+      const code = seededCode(i);
+      const clicks = 1 + ((i * back) % 9);
+      days.push([code, day, clicks + 1, 1]);
+      referrers.push([code, day, `site${i % 40}.example`, clicks], [code, day, '(direct)', 1]);
+      for (const [dimension, label] of [
+        LABELS[i % 12],
+        LABELS[12 + (i % 3)],
+        LABELS[15 + (i % 5)],
+        LABELS[20 + (i % 5)],
+      ])
+        labels.push([code, day, dimension, label, clicks + 1]);
+    }
+  }
+  return { days, referrers, labels };
 }
 
 /**
@@ -111,13 +163,23 @@ export function seedSqlite(file, links, account, owned = OWNED_LINKS) {
   });
   for (let from = 0; from < links; from += BATCH * 10) insertBatch(from, Math.min(links, from + BATCH * 10));
   const code = seededCode(0);
-  const addDay = db.prepare('INSERT INTO link_daily_clicks (code, day, clicks) VALUES (?, ?, ?)');
+  // A build from before visitor labels (--before) has no such table; its history has no labels.
+  const labelled = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'link_daily_labels'").get() !== undefined;
+  const addDay = db.prepare('INSERT INTO link_daily_clicks (code, day, clicks, bots) VALUES (?, ?, ?, ?)');
   const addHost = db.prepare('INSERT INTO link_daily_referrers (code, day, host, clicks) VALUES (?, ?, ?, ?)');
+  const addLabel = labelled
+    ? db.prepare('INSERT INTO link_daily_labels (code, day, dimension, label, clicks) VALUES (?, ?, ?, ?, ?)')
+    : undefined;
   db.transaction(() => {
-    for (const { day, clicks, hosts } of clickHistory()) {
-      addDay.run(code, day, clicks);
+    for (const { day, clicks, bots, hosts, labels } of clickHistory()) {
+      addDay.run(code, day, clicks, bots);
       for (const [host, hostClicks] of hosts) addHost.run(code, day, host, hostClicks);
+      for (const label of labels) addLabel?.run(code, day, ...label);
     }
+    const overview = overviewHistory(Math.min(links, owned));
+    for (const row of overview.days) addDay.run(...row);
+    for (const row of overview.referrers) addHost.run(...row);
+    for (const row of overview.labels) addLabel?.run(...row);
   })();
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.exec('ANALYZE');
@@ -173,16 +235,38 @@ export async function seedPostgres(url, links, account, owned = OWNED_LINKS) {
     }
     const code = seededCode(0);
     const history = clickHistory();
+    const overview = overviewHistory(Math.min(links, owned));
+    const days = [...history.map((d) => [code, d.day, d.clicks, d.bots]), ...overview.days];
+    const hosts = [
+      ...history.flatMap(({ day, hosts }) => hosts.map(([host, clicks]) => [code, day, host, clicks])),
+      ...overview.referrers,
+    ];
+    const labels = [
+      ...history.flatMap(({ day, labels }) => labels.map((label) => [code, day, ...label])),
+      ...overview.labels,
+    ];
+    /** The rows' columns, each as one array parameter. */
+    const columns = (rows) => rows[0].map((_, c) => rows.map((row) => row[c]));
     await client.query(
-      'INSERT INTO link_daily_clicks (code, day, clicks) SELECT $1, day, clicks FROM unnest($2::text[], $3::int[]) AS t(day, clicks)',
-      [code, history.map((d) => d.day), history.map((d) => d.clicks)],
+      `INSERT INTO link_daily_clicks (code, day, clicks, bots)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int[])`,
+      columns(days),
     );
-    const hostRows = history.flatMap(({ day, hosts }) => hosts.map(([host, clicks]) => ({ day, host, clicks })));
     await client.query(
       `INSERT INTO link_daily_referrers (code, day, host, clicks)
-       SELECT $1, day, host, clicks FROM unnest($2::text[], $3::text[], $4::int[]) AS t(day, host, clicks)`,
-      [code, hostRows.map((r) => r.day), hostRows.map((r) => r.host), hostRows.map((r) => r.clicks)],
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::int[])`,
+      columns(hosts),
     );
+    // A build from before visitor labels (--before) has no such table; its history has no labels.
+    const { rows } = await client.query("SELECT to_regclass('link_daily_labels') IS NOT NULL AS labelled");
+    if (rows[0].labelled) {
+      await client.query(
+        `INSERT INTO link_daily_labels (code, day, dimension, label, clicks)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::int[])`,
+        columns(labels),
+      );
+    }
+    await client.query('VACUUM ANALYZE link_daily_clicks, link_daily_referrers');
     await client.query('VACUUM ANALYZE links');
   } finally {
     await client.end();

@@ -9,7 +9,8 @@ import type { LinkDto } from '../dto/link.dto.js';
 import { LinksService } from '../links.service.js';
 import { qrCodeSvg } from '../qr-code.js';
 import { AnonymousCreation } from '../../rate-limit/rate-limit.decorators.js';
-import { clickChart } from './click-chart.js';
+import { clickChart } from '../../clicks/pages/click-chart.js';
+import { visitorTables } from '../../clicks/pages/click-tables.js';
 import { expiryForForm, expiryFromForm } from './expiry-field.js';
 import { PageController } from '../../pages/page-controller.decorator.js';
 import { field, formErrors, Pages, type Errors, type Form } from '../../pages/pages.js';
@@ -208,7 +209,9 @@ export class LinksPagesController {
         session,
         link,
         clicks,
+        window: DEFAULT_CLICK_DAYS,
         chart: clickChart(clicks.days),
+        visitorTables: visitorTables(clicks, clicks.days.reduce((sum, day) => sum + day.clicks, 0) - clicks.bots),
         qr: await qrCodeSvg(link.short_url),
         expired: link.expires_at !== null && Date.parse(link.expires_at) <= Date.now(),
         saved: query.saved === '1',

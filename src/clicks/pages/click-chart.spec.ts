@@ -32,6 +32,22 @@ describe('clickChart', () => {
     expect(sut.summary).toBe('No clicks from 2026-11-01 to 2026-11-02.');
   });
 
+  it("stacks the bots' clicks on top of people's, and says so", () => {
+    const sut = clickChart([
+      { date: '2026-11-01', clicks: 10, bots: 4 },
+      { date: '2026-11-02', clicks: 5, bots: 0 },
+    ]);
+
+    expect(sut.bots).toBe(4);
+    expect(sut.bars[0]).toMatchObject({ y: 0, height: 160, botY: 0, botHeight: 64 });
+    expect(sut.bars[1]).toMatchObject({ height: 80, botHeight: 0 });
+    expect(sut.bars[0].title).toBe('2026-11-01: 10 clicks, 4 from bots');
+    expect(sut.bars[1].title).toBe('2026-11-02: 5 clicks');
+    expect(sut.summary).toBe(
+      '15 clicks from 2026-11-01 to 2026-11-02 (4 from bots); the busiest day was 2026-11-01 with 10 clicks.',
+    );
+  });
+
   it('gives 30 days bars that fit the width with a gap between them', () => {
     const sut = clickChart(days(...Array.from({ length: 30 }, (_, i) => i)));
 
