@@ -2,6 +2,7 @@
 // once. PostgreSQL only (SQLite logs them instead: test/click-log.spec.ts), so this spec makes
 // its own database.
 import { PrismaService } from '../src/database/prisma.service.js';
+import { ClickCounter } from '../src/clicks/click-counter.js';
 import { ClickSink } from '../src/clicks/click-sink.js';
 import type { PostgresClickSink } from '../src/clicks/postgres-click-sink.js';
 import type { CodeTally } from '../src/clicks/click-tally.js';
@@ -35,7 +36,15 @@ describe('click flushes (PostgreSQL)', () => {
     new Map([
       [
         '2026-11-24',
-        { clicks, bots: 0, referrers: new Map([['news.example', Math.ceil(clicks / 2)]]), labels: new Map() },
+        {
+          clicks,
+          bots: 0,
+          referrers: new Map([['news.example', Math.ceil(clicks / 2)]]),
+          labels: new Map([
+            ['country:NL', clicks],
+            ['device:mobile', clicks],
+          ]),
+        },
       ],
     ]);
 
@@ -63,7 +72,18 @@ describe('click flushes (PostgreSQL)', () => {
     expect(hosts.map((row) => [row.code, row.host, row.clicks])).toEqual(
       counts.map(([code, clicks]) => [code, 'news.example', Math.ceil(clicks / 2)]),
     );
+    const labels = await prisma.linkDailyLabel.findMany({
+      where: { code: { in: codes } },
+      orderBy: [{ code: 'asc' }, { dimension: 'asc' }],
+    });
+    expect(labels.map((row) => [row.code, row.dimension, row.label, row.clicks])).toEqual(
+      counts.flatMap(([code, clicks]) => [
+        [code, 'country', 'NL', clicks],
+        [code, 'device', 'mobile', clicks],
+      ]),
+    );
     expect(await prisma.linkDailyClicks.count({ where: { code: 'gone4ever' } })).toBe(0);
+    expect(await prisma.linkDailyLabel.count({ where: { code: 'gone4ever' } })).toBe(0);
   });
 
   it('writes concurrent batches of the same codes, given in opposite orders, without a deadlock', async () => {
@@ -76,5 +96,37 @@ describe('click flushes (PostgreSQL)', () => {
     }
 
     expect(await clicksOf(codes)).toEqual(codes.map(() => 10));
+    const labelled = await testApp.app.get(PrismaService).linkDailyLabel.groupBy({
+      by: ['clicks'],
+      where: { code: { in: codes } },
+      _count: true,
+    });
+    expect(labelled).toEqual([{ clicks: 10, _count: codes.length * 2 }]);
+  });
+
+  it("adds up two instances' labelled clicks of the same link", async () => {
+    const [code] = await createLinks('pair', 1);
+    const second = await startTestApp({}, database);
+    try {
+      const iphone =
+        'Mozilla/5.0 (iPhone; CPU iPhone OS 18_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.5 Mobile/15E148 Safari/604.1';
+      for (const app of [testApp, second]) {
+        const counter = app.app.get(ClickCounter);
+        counter.record(code, 'https://news.example/', iphone, undefined, '193.0.6.139');
+        counter.record(code, undefined, 'curl/8.5.0', undefined, '193.0.6.139');
+        await counter.flush();
+      }
+      const labels = await testApp.app.get(PrismaService).linkDailyLabel.findMany({ where: { code } });
+      expect(Object.fromEntries(labels.map((row) => [`${row.dimension}:${row.label}`, row.clicks]))).toEqual({
+        'country:NL': 2,
+        'device:mobile': 2,
+        'browser:Safari': 2,
+        'os:iOS': 2,
+      });
+      const daily = await testApp.app.get(PrismaService).linkDailyClicks.findMany({ where: { code } });
+      expect(daily.map((row) => [row.clicks, row.bots])).toEqual([[4, 2]]);
+    } finally {
+      await second.close();
+    }
   });
 });

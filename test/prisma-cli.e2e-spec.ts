@@ -128,6 +128,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       'click_batches',
       'idempotency_records',
       'link_daily_clicks',
+      'link_daily_labels',
       'link_daily_referrers',
       'links',
       'passkeys',
