@@ -9,10 +9,15 @@ describe('CountryLookup', () => {
     sut = new CountryLookup();
   });
 
-  it('reads the database on the first lookup, not before', () => {
-    expect(sut.opened).toBe(false);
+  it("reads each family's database on the first lookup that needs it, not before", () => {
+    expect(sut.opened).toEqual([]);
+    // Private, loopback and other special addresses have no country: nothing to read.
+    for (const ip of ['10.0.0.1', '127.0.0.1', '::1', 'fd00::1', 'garbage']) sut.countryOf(ip);
+    expect(sut.opened).toEqual([]);
     sut.countryOf('8.8.8.8');
-    expect(sut.opened).toBe(true);
+    expect(sut.opened).toEqual(['ipv4']);
+    sut.countryOf('2001:4860:4860::8888');
+    expect(sut.opened).toEqual(['ipv4', 'ipv6']);
   });
 
   it.each([
@@ -74,12 +79,12 @@ describe('CountryLookup', () => {
   it('answers ZZ for everything, without throwing, when the database cannot be read, and says so once', () => {
     const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
     try {
-      sut = new CountryLookup('/nonexistent/countries.mmdb');
+      sut = new CountryLookup({ ipv4: '/nonexistent/countries-ipv4.mmdb', ipv6: '/nonexistent/countries-ipv6.mmdb' });
       expect(sut.countryOf('8.8.8.8')).toBe(UNKNOWN_COUNTRY);
       expect(sut.countryOf('193.0.6.139')).toBe(UNKNOWN_COUNTRY);
-      expect(sut.opened).toBe(true);
+      expect(sut.opened).toEqual(['ipv4']);
       expect(error).toHaveBeenCalledTimes(1);
-      expect(error.mock.calls[0][0]).toContain('/nonexistent/countries.mmdb');
+      expect(error.mock.calls[0][0]).toContain('/nonexistent/countries-ipv4.mmdb');
     } finally {
       error.mockRestore();
     }

@@ -20,12 +20,18 @@ export const COUNTRY_CACHE_SIZE = 10_000;
  * is the NRO's under CC BY 4.0, which allows redistribution with attribution: "IP-to-country data
  * by the Number Resource Organization (nro.net), CC BY 4.0, through sapics/ip-location-db".
  *
- * The IPv4-and-IPv6 file (7.5 MiB); the package's IPv4-only (2.9 MiB) and IPv6-only (4.6 MiB)
- * files would hold less only where no client ever comes over IPv6.
+ * Two files, one per address family, each read on the first lookup of its family: IPv4 (2.9
+ * MiB) and IPv6 (4.6 MiB). A service whose clients all come over IPv4 (or through a proxy that
+ * forwards IPv4 addresses) never holds the IPv6 one; the package's combined file would cost both.
  */
-export const COUNTRY_DATABASE = createRequire(import.meta.url).resolve(
-  '@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb',
-);
+const packageFile = (name: string) =>
+  createRequire(import.meta.url).resolve(`@ip-location-db/geo-whois-asn-country-mmdb/${name}`);
+export const COUNTRY_DATABASES: Readonly<Record<Family, string>> = {
+  ipv4: packageFile('geo-whois-asn-country-ipv4.mmdb'),
+  ipv6: packageFile('geo-whois-asn-country-ipv6.mmdb'),
+};
+
+type Family = 'ipv4' | 'ipv6';
 
 /**
  * The database's records are `{ country_code: 'NL' }`, not MaxMind's shape; the reader's type
@@ -72,31 +78,30 @@ function specialPurpose(): BlockList {
   return list;
 }
 
-interface OpenDatabase {
-  reader: Reader<CountryRecord>;
-  special: BlockList;
-}
+const SPECIAL_PURPOSE = specialPurpose();
 
 /**
- * The country of a client's IP address. The database is read into memory on the first lookup,
- * not before: a service that never counts a click never holds it.
+ * The country of a client's IP address. Each family's database is read into memory on the first
+ * lookup of an address of that family that could have a country, not before: a service that
+ * never counts a click from the internet (only from private or loopback addresses) never holds
+ * either.
  */
 export class CountryLookup {
   private readonly logger = new Logger(CountryLookup.name);
   private readonly cache: LruCache<string, string>;
-  /** Undefined until the first lookup; null when the database could not be read. */
-  private database: OpenDatabase | null | undefined;
+  /** Per family: absent until its first lookup; null when its file could not be read. */
+  private readonly readers = new Map<Family, Reader<CountryRecord> | null>();
 
   constructor(
-    private readonly databaseFile = COUNTRY_DATABASE,
+    private readonly databaseFiles: Readonly<Record<Family, string>> = COUNTRY_DATABASES,
     capacity = COUNTRY_CACHE_SIZE,
   ) {
     this.cache = new LruCache(capacity);
   }
 
-  /** Whether the database has been read (or tried). */
-  get opened(): boolean {
-    return this.database !== undefined;
+  /** Which families' databases have been read (or tried). */
+  get opened(): Family[] {
+    return [...this.readers.keys()];
   }
 
   get cacheSize(): number {
@@ -121,11 +126,12 @@ export class CountryLookup {
   }
 
   private lookUp(address: string): string {
-    const database = this.open();
-    if (database === null) return UNKNOWN_COUNTRY;
-    if (database.special.check(address, address.includes(':') ? 'ipv6' : 'ipv4')) return UNKNOWN_COUNTRY;
+    const family: Family = address.includes(':') ? 'ipv6' : 'ipv4';
+    if (SPECIAL_PURPOSE.check(address, family)) return UNKNOWN_COUNTRY;
+    const reader = this.open(family);
+    if (reader === null) return UNKNOWN_COUNTRY;
     try {
-      const code = database.reader.get(address)?.country_code;
+      const code = reader.get(address)?.country_code;
       if (typeof code !== 'string') return UNKNOWN_COUNTRY;
       const upper = code.toUpperCase();
       return /^[A-Z]{2}$/.test(upper) ? upper : UNKNOWN_COUNTRY;
@@ -134,21 +140,24 @@ export class CountryLookup {
     }
   }
 
-  private open(): OpenDatabase | null {
-    if (this.database !== undefined) return this.database;
+  private open(family: Family): Reader<CountryRecord> | null {
+    const known = this.readers.get(family);
+    if (known !== undefined) return known;
+    const file = this.databaseFiles[family];
+    let reader: Reader<CountryRecord> | null;
     try {
-      // Synchronous, once: about 10 ms for 7.5 MiB, on the first flush with a click to label.
-      const reader = new Reader<CountryRecord>(readFileSync(this.databaseFile), {
+      // Synchronous, once per family: a few milliseconds, on the first flush with such a click.
+      reader = new Reader<CountryRecord>(readFileSync(file), {
         // Decoded records by offset: a country database has a few hundred.
         cache: new LruCache<string | number, unknown>(1000),
       });
-      this.database = { reader, special: specialPurpose() };
     } catch (error) {
       this.logger.error(
-        `Cannot read the IP-to-country database ${this.databaseFile}: every country is ${UNKNOWN_COUNTRY} (${String(error)})`,
+        `Cannot read the IP-to-country database ${file}: every ${family} country is ${UNKNOWN_COUNTRY} (${String(error)})`,
       );
-      this.database = null;
+      reader = null;
     }
-    return this.database;
+    this.readers.set(family, reader);
+    return reader;
   }
 }
