@@ -120,7 +120,10 @@ describe('expires_at', () => {
     ['an object', { at: '2099-01-01T00:00:00Z' }, 'time zone'],
   ])('refuses expires_at %s with 400, creating and changing nothing', async (_case, expiresAt, message) => {
     const before = await prisma().link.count();
-    const refused = await api(a, '/api/links', { method: 'POST', json: { url: 'https://example.com/x', expires_at: expiresAt } });
+    const refused = await api(a, '/api/links', {
+      method: 'POST',
+      json: { url: 'https://example.com/x', expires_at: expiresAt },
+    });
     const problem = await expectProblem(refused, 400, 'validation_failed');
     expect(problem.detail).toContain(message);
     expect(problem.errors).toEqual([{ field: 'expires_at', message: problem.detail }]);
@@ -168,8 +171,15 @@ describe('POST /api/links/bulk', () => {
       'validation_failed',
       'validation_failed',
     ]);
-    expect(data[0].link).toMatchObject({ url: 'https://example.com/one', code: expect.stringMatching(/^[0-9A-Za-z]{7}$/) });
-    expect(data[2].link).toMatchObject({ code: 'bulk-two', expires_at: expiresAt, short_url: `${TEST_SHORT_BASE_URL}/bulk-two` });
+    expect(data[0].link).toMatchObject({
+      url: 'https://example.com/one',
+      code: expect.stringMatching(/^[0-9A-Za-z]{7}$/),
+    });
+    expect(data[2].link).toMatchObject({
+      code: 'bulk-two',
+      expires_at: expiresAt,
+      short_url: `${TEST_SHORT_BASE_URL}/bulk-two`,
+    });
     expect(data[1].error).toMatchObject({ type: 'about:blank', status: 400, title: 'Bad Request' });
     expect(data[3].error).toMatchObject({ status: 409 });
     expect(data[6].error!.errors).toEqual([{ field: 'links[6].foo', message: 'property foo should not exist' }]);
@@ -177,7 +187,9 @@ describe('POST /api/links/bulk', () => {
     for (const item of [data[0], data[2]]) {
       expect(await (await api(b, `/api/links/${item.link!.code}`)).json()).toEqual(item.link);
     }
-    expect(await prisma().link.findUnique({ where: { code: 'bulk-two' } })).toMatchObject({ url: 'https://example.com/two' });
+    expect(await prisma().link.findUnique({ where: { code: 'bulk-two' } })).toMatchObject({
+      url: 'https://example.com/two',
+    });
     expect((await b.request('/bulk-two')).status).toBe(302);
   });
 
@@ -200,7 +212,10 @@ describe('POST /api/links/bulk', () => {
   it.each([
     ['no items', { links: [] }],
     ['1001 items', { links: Array.from({ length: 1001 }, () => ({ url: 'https://example.com/' })) }],
-    ['items that are not objects', { links: [{ url: 'https://example.com/ok' }, 1, 'x', null, [{ url: 'https://example.com/' }]] }],
+    [
+      'items that are not objects',
+      { links: [{ url: 'https://example.com/ok' }, 1, 'x', null, [{ url: 'https://example.com/' }]] },
+    ],
     ['links not an array', { links: { url: 'https://example.com/' } }],
     ['no links', {}],
     ['another field', { links: [{ url: 'https://example.com/' }], extra: true }],
@@ -383,9 +398,7 @@ describe('Idempotency-Key', () => {
     const statuses = responses.map((response) => response.status);
     expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
     expect(statuses).toContain(201);
-    const bodies = new Set(
-      await Promise.all(responses.filter((r) => r.status === 201).map((r) => r.text())),
-    );
+    const bodies = new Set(await Promise.all(responses.filter((r) => r.status === 201).map((r) => r.text())));
     expect(bodies.size).toBe(1);
     expect(await prisma().link.count({ where: { url: json.url } })).toBe(1);
   });

@@ -130,6 +130,8 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       'link_daily_clicks',
       'link_daily_labels',
       'link_daily_referrers',
+      'link_monthly_labels',
+      'link_monthly_referrers',
       'links',
       'passkeys',
       'recovery_codes',

@@ -11,7 +11,8 @@ describe('GET /api/s?url=', () => {
   });
   afterAll(() => testApp.close());
 
-  const shorten = (query: string, headers: Record<string, string> = {}) => testApp.request(`/api/s?${query}`, { headers });
+  const shorten = (query: string, headers: Record<string, string> = {}) =>
+    testApp.request(`/api/s?${query}`, { headers });
 
   async function expectPlainError(response: Response, status: number, error: string): Promise<void> {
     expect(response.status).toBe(status);

@@ -142,13 +142,18 @@ describe('the generated TypeScript SDK', () => {
 
   describe('listLinks with q, and getQrCode', () => {
     it('finds a link by part of its URL and gets its QR code as SVG', async () => {
-      await withApiKey.POST('/api/links', { body: { url: 'https://example.com/Findable-SDK', custom_code: 'sdk-find' } });
+      await withApiKey.POST('/api/links', {
+        body: { url: 'https://example.com/Findable-SDK', custom_code: 'sdk-find' },
+      });
 
       const found = await withApiKey.GET('/api/links', { params: { query: { q: 'findable-sdk' } } });
       expect(found.data?.data.map((link) => link.code)).toEqual(['sdk-find']);
       expect(found.data?.total).toBe(1);
 
-      const qr = await withApiKey.GET('/api/links/{code}/qr', { params: { path: { code: 'sdk-find' } }, parseAs: 'text' });
+      const qr = await withApiKey.GET('/api/links/{code}/qr', {
+        params: { path: { code: 'sdk-find' } },
+        parseAs: 'text',
+      });
       expect(qr.response.status).toBe(200);
       expect(qr.data).toMatch(/^<svg /);
     });

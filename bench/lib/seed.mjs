@@ -86,6 +86,20 @@ function clickHistory() {
   return days;
 }
 
+/**
+ * The daily referrer and label rows summed per month, as the click flush writes them (builds
+ * from before visitor labels have neither monthly table).
+ */
+function monthlySums(labelled) {
+  if (!labelled) return [];
+  return [
+    `INSERT INTO link_monthly_referrers (code, month, host, clicks)
+     SELECT code, substr(day, 1, 7), host, sum(clicks) FROM link_daily_referrers GROUP BY 1, 2, 3`,
+    `INSERT INTO link_monthly_labels (code, month, dimension, label, clicks)
+     SELECT code, substr(day, 1, 7), dimension, label, sum(clicks) FROM link_daily_labels GROUP BY 1, 2, 3, 4`,
+  ];
+}
+
 /** Links of the account with clicks in the last 30 days, for the account overview (`GET /api/clicks`). */
 export const OVERVIEW_LINKS = 500;
 const OVERVIEW_DAYS = 30;
@@ -181,6 +195,7 @@ export function seedSqlite(file, links, account, owned = OWNED_LINKS) {
     for (const row of overview.referrers) addHost.run(...row);
     for (const row of overview.labels) addLabel?.run(...row);
   })();
+  for (const statement of monthlySums(labelled)) db.exec(statement);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.exec('ANALYZE');
   db.close();
@@ -266,6 +281,7 @@ export async function seedPostgres(url, links, account, owned = OWNED_LINKS) {
         columns(labels),
       );
     }
+    for (const statement of monthlySums(rows[0].labelled)) await client.query(statement);
     await client.query('VACUUM ANALYZE link_daily_clicks, link_daily_referrers');
     await client.query('VACUUM ANALYZE links');
   } finally {

@@ -115,11 +115,28 @@ async function fold(db: Database.Database, spreadMs: number, context: TaskContex
     `INSERT INTO link_daily_labels (code, day, dimension, label, clicks) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (code, day, dimension, label) DO UPDATE SET clicks = clicks + excluded.clicks`,
   );
+  // The monthly sums of the same rows (a window's full months are read there).
+  const addMonthHost = db.prepare(
+    `INSERT INTO link_monthly_referrers (code, month, host, clicks) VALUES (?, ?, ?, ?)
+     ON CONFLICT (code, month, host) DO UPDATE SET clicks = clicks + excluded.clicks`,
+  );
+  const addMonthLabel = db.prepare(
+    `INSERT INTO link_monthly_labels (code, month, dimension, label, clicks) VALUES (?, ?, ?, ?, ?)
+     ON CONFLICT (code, month, dimension, label) DO UPDATE SET clicks = clicks + excluded.clicks`,
+  );
   const addDaily = (total: Total) => {
     for (const [day, { clicks, bots, referrers, labels }] of total.days) {
+      const month = day.slice(0, 7);
       addDay.run(total.code, day, clicks, bots);
-      for (const [host, hostClicks] of referrers) addHost.run(total.code, day, host, hostClicks);
-      for (const [key, labelClicks] of labels) addLabel.run(total.code, day, ...splitLabelKey(key), labelClicks);
+      for (const [host, hostClicks] of referrers) {
+        addHost.run(total.code, day, host, hostClicks);
+        addMonthHost.run(total.code, month, host, hostClicks);
+      }
+      for (const [key, labelClicks] of labels) {
+        const [dimension, label] = splitLabelKey(key);
+        addLabel.run(total.code, day, dimension, label, labelClicks);
+        addMonthLabel.run(total.code, month, dimension, label, labelClicks);
+      }
     }
   };
 

@@ -39,21 +39,29 @@ interface LinkClicksRow {
 
 /**
  * The link, its daily rows from day $2 on, its top $3 referrer hosts over them (all of them
- * when $3 is null) and its visitor labels' totals over them, in one statement, so from one snapshot whatever a fold does meanwhile:
+ * when $3 is null) and its visitor labels' totals over them, in one statement (hosts and labels
+ * by day from $2 to before $5, the window's first, partial month, and by month from month $6 on:
+ * see `monthSplit`), so from one snapshot whatever a fold does meanwhile:
  * the row's count, its daily rows and the last click batch they include agree. The rows come as
  * JSON arrays of [day, clicks] and [host, clicks]: a year of days is one value to convert, not
  * 366 rows.
  */
 const LINK_CLICKS = preparedRead<LinkClicksRow>({
-  name: 'link-clicks-labelled',
+  name: 'link-clicks-by-month',
   sqlite: `SELECT l.code, l.clicks, l.created_at AS "createdAt", l.clicks_through_batch AS "clicksThroughBatch",
       (SELECT json_group_array(json_array(day, clicks, bots)) FROM link_daily_clicks
         WHERE code = l.code AND day >= $2) AS days,
       (SELECT json_group_array(json_array(host, clicks)) FROM (
-        SELECT host, sum(clicks) AS clicks FROM link_daily_referrers WHERE code = l.code AND day >= $2
+        SELECT host, sum(clicks) AS clicks FROM (
+          SELECT host, clicks FROM link_daily_referrers WHERE code = l.code AND day >= $2 AND day < $5
+          UNION ALL
+          SELECT host, clicks FROM link_monthly_referrers WHERE code = l.code AND month >= $6)
         GROUP BY host ORDER BY clicks DESC, host ASC LIMIT coalesce($3, -1))) AS referrers,
       (SELECT json_group_array(json_array(dimension, label, clicks)) FROM (
-        SELECT dimension, label, sum(clicks) AS clicks FROM link_daily_labels WHERE code = l.code AND day >= $2
+        SELECT dimension, label, sum(clicks) AS clicks FROM (
+          SELECT dimension, label, clicks FROM link_daily_labels WHERE code = l.code AND day >= $2 AND day < $5
+          UNION ALL
+          SELECT dimension, label, clicks FROM link_monthly_labels WHERE code = l.code AND month >= $6)
         GROUP BY dimension, label)) AS labels
     FROM links l WHERE l.code = $1 AND l.account_id = $4`,
   postgresql: `SELECT l.code, l.clicks, (extract(epoch FROM l.created_at) * 1000)::float8 AS "createdAt",
@@ -61,10 +69,16 @@ const LINK_CLICKS = preparedRead<LinkClicksRow>({
       (SELECT coalesce(json_agg(json_build_array(day, clicks, bots)), '[]') FROM link_daily_clicks
         WHERE code = l.code AND day >= $2) AS days,
       (SELECT coalesce(json_agg(json_build_array(host, clicks)), '[]') FROM (
-        SELECT host, sum(clicks) AS clicks FROM link_daily_referrers WHERE code = l.code AND day >= $2
+        SELECT host, sum(clicks) AS clicks FROM (
+          SELECT host, clicks FROM link_daily_referrers WHERE code = l.code AND day >= $2 AND day < $5
+          UNION ALL
+          SELECT host, clicks FROM link_monthly_referrers WHERE code = l.code AND month >= $6) AS rows
         GROUP BY host ORDER BY clicks DESC, host ASC LIMIT $3::int8) AS top) AS referrers,
       (SELECT coalesce(json_agg(json_build_array(dimension, label, clicks)), '[]') FROM (
-        SELECT dimension, label, sum(clicks) AS clicks FROM link_daily_labels WHERE code = l.code AND day >= $2
+        SELECT dimension, label, sum(clicks) AS clicks FROM (
+          SELECT dimension, label, clicks FROM link_daily_labels WHERE code = l.code AND day >= $2 AND day < $5
+          UNION ALL
+          SELECT dimension, label, clicks FROM link_monthly_labels WHERE code = l.code AND month >= $6) AS rows
         GROUP BY dimension, label) AS labelled) AS labels
     FROM links l WHERE l.code = $1 AND l.account_id = $4`,
 });
@@ -159,6 +173,20 @@ const ACCOUNT_CLICKS = preparedRead<AccountClicksRow>({
         AS "loggedReferrers"`,
 });
 
+/**
+ * Where a window starting on `fromDay` (`YYYY-MM-DD`) leaves the daily rows for the monthly ones:
+ * the daily rows cover `fromDay` up to before `day`, the monthly rows `month` and after. A
+ * window starting on the 1st reads whole months only; otherwise its first month by day up to
+ * the 1st of the next. The month of today is whole too: nothing is counted after today.
+ */
+export function monthSplit(fromDay: string): { day: string; month: string } {
+  if (fromDay.endsWith('-01')) return { day: fromDay, month: fromDay.slice(0, 7) };
+  const year = Number(fromDay.slice(0, 4));
+  const month = Number(fromDay.slice(5, 7));
+  const next = month === 12 ? `${year + 1}-01` : `${year}-${String(month + 1).padStart(2, '0')}`;
+  return { day: `${next}-01`, month: next };
+}
+
 /** A JSON array column: text from SQLite, already parsed by the `pg` driver. */
 function jsonArray<T>(value: string | T[]): T[] {
   return typeof value === 'string' ? (JSON.parse(value) as T[]) : value;
@@ -178,7 +206,15 @@ export class ClicksRepository {
     fromDay: string,
     referrerLimit: number | undefined,
   ): Promise<LinkClickRows | null> {
-    const row = await this.preparedReads.first(LINK_CLICKS, [code, fromDay, referrerLimit ?? null, accountId]);
+    const split = monthSplit(fromDay);
+    const row = await this.preparedReads.first(LINK_CLICKS, [
+      code,
+      fromDay,
+      referrerLimit ?? null,
+      accountId,
+      split.day,
+      split.month,
+    ]);
     if (!row) return null;
     return {
       link: {

@@ -49,7 +49,9 @@ export class PostgresClickSink extends ClickSink {
   /**
    * One statement (so one transaction) per chunk: the all-time counts, then the daily and
    * referrer rows of the codes whose link still exists (a deleted link's clicks go nowhere; the
-   * `UPDATE` holds its row, so a delete cannot slip in between), and their visitor labels. Arrays as parameters (`unnest`):
+   * `UPDATE` holds its row, so a delete cannot slip in between), and their visitor labels; the
+   * referrer and label rows also summed per month (a month's rows are grouped first: one
+   * statement may not upsert the same row twice). Arrays as parameters (`unnest`):
    * the statement's text is the same whatever the batch holds, so it is prepared once. Through
    * the driver rather than Prisma, whose parameter conversion costs several times more CPU per
    * code. Raw SQL because Prisma's update would move `updated_at`, which tells when the target
@@ -105,7 +107,7 @@ export class PostgresClickSink extends ClickSink {
       linkClicks.push(total);
     }
     await this.pool.query({
-      name: 'add-clicks',
+      name: 'add-clicks-labelled',
       text: `WITH "added" AS (
           UPDATE "links" SET "clicks" = "links"."clicks" + "batch"."clicks"
           FROM unnest($1::text[], $2::integer[]) AS "batch" ("code", "clicks")
@@ -127,6 +129,23 @@ export class PostgresClickSink extends ClickSink {
           WHERE "l"."code" IN (SELECT "code" FROM "added")
           ORDER BY "l"."n"
           ON CONFLICT ("code", "day", "dimension", "label") DO UPDATE SET "clicks" = "link_daily_labels"."clicks" + EXCLUDED."clicks"
+        ), "monthlyLabels" AS (
+          INSERT INTO "link_monthly_labels" ("code", "month", "dimension", "label", "clicks")
+          SELECT "l"."code", substr("l"."day", 1, 7), "l"."dimension", "l"."label", sum("l"."clicks")
+          FROM unnest($11::text[], $12::text[], $13::text[], $14::text[], $15::integer[])
+            AS "l" ("code", "day", "dimension", "label", "clicks")
+          WHERE "l"."code" IN (SELECT "code" FROM "added")
+          GROUP BY 1, 2, 3, 4
+          ORDER BY 1, 2, 3, 4
+          ON CONFLICT ("code", "month", "dimension", "label") DO UPDATE SET "clicks" = "link_monthly_labels"."clicks" + EXCLUDED."clicks"
+        ), "monthlyReferrers" AS (
+          INSERT INTO "link_monthly_referrers" ("code", "month", "host", "clicks")
+          SELECT "r"."code", substr("r"."day", 1, 7), "r"."host", sum("r"."clicks")
+          FROM unnest($6::text[], $7::text[], $8::text[], $9::integer[]) AS "r" ("code", "day", "host", "clicks")
+          WHERE "r"."code" IN (SELECT "code" FROM "added")
+          GROUP BY 1, 2, 3
+          ORDER BY 1, 2, 3
+          ON CONFLICT ("code", "month", "host") DO UPDATE SET "clicks" = "link_monthly_referrers"."clicks" + EXCLUDED."clicks"
         )
         INSERT INTO "link_daily_referrers" ("code", "day", "host", "clicks")
         SELECT "r"."code", "r"."day", "r"."host", "r"."clicks"

@@ -21,7 +21,10 @@ export interface TestDatabase {
 export async function createTestDatabase(kind = testDatabaseKind()): Promise<TestDatabase> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'shortlink-test-'));
-    return { url: `file:${join(dir, 'test.db')}`, drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })) };
+    return {
+      url: `file:${join(dir, 'test.db')}`,
+      drop: () => Promise.resolve(rmSync(dir, { recursive: true, force: true })),
+    };
   }
   const name = `shortlink_test_${randomBytes(6).toString('hex')}`;
   await withAdmin((client) => client.query(`CREATE DATABASE "${name}"`));
@@ -29,7 +32,8 @@ export async function createTestDatabase(kind = testDatabaseKind()): Promise<Tes
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
   };
 }
 

@@ -1,9 +1,26 @@
--- Visitor labels of people's clicks, and referrer rows keyed host by host (see the SQLite
--- migration of the same name).
+-- Visitor labels of people's clicks, per day and per month, and referrers per month (see the
+-- SQLite migration of the same name). Existing referrer rows are summed into months here.
 
--- AlterTable
-ALTER TABLE "link_daily_referrers" DROP CONSTRAINT "link_daily_referrers_pkey",
-ADD CONSTRAINT "link_daily_referrers_pkey" PRIMARY KEY ("code", "host", "day");
+-- CreateTable
+CREATE TABLE "link_monthly_referrers" (
+    "code" TEXT NOT NULL,
+    "month" TEXT NOT NULL,
+    "host" TEXT NOT NULL,
+    "clicks" INTEGER NOT NULL,
+
+    CONSTRAINT "link_monthly_referrers_pkey" PRIMARY KEY ("code","month","host")
+);
+
+-- CreateTable
+CREATE TABLE "link_monthly_labels" (
+    "code" TEXT NOT NULL,
+    "month" TEXT NOT NULL,
+    "dimension" TEXT NOT NULL,
+    "label" TEXT NOT NULL,
+    "clicks" INTEGER NOT NULL,
+
+    CONSTRAINT "link_monthly_labels_pkey" PRIMARY KEY ("code","month","dimension","label")
+);
 
 -- CreateTable
 CREATE TABLE "link_daily_labels" (
@@ -13,8 +30,18 @@ CREATE TABLE "link_daily_labels" (
     "label" TEXT NOT NULL,
     "clicks" INTEGER NOT NULL,
 
-    CONSTRAINT "link_daily_labels_pkey" PRIMARY KEY ("code","dimension","label","day")
+    CONSTRAINT "link_daily_labels_pkey" PRIMARY KEY ("code","day","dimension","label")
 );
 
 -- AddForeignKey
+ALTER TABLE "link_monthly_referrers" ADD CONSTRAINT "link_monthly_referrers_code_fkey" FOREIGN KEY ("code") REFERENCES "links"("code") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
+ALTER TABLE "link_monthly_labels" ADD CONSTRAINT "link_monthly_labels_code_fkey" FOREIGN KEY ("code") REFERENCES "links"("code") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- AddForeignKey
 ALTER TABLE "link_daily_labels" ADD CONSTRAINT "link_daily_labels_code_fkey" FOREIGN KEY ("code") REFERENCES "links"("code") ON DELETE CASCADE ON UPDATE CASCADE;
+
+-- Backfill
+INSERT INTO "link_monthly_referrers" ("code", "month", "host", "clicks")
+SELECT "code", substr("day", 1, 7), "host", sum("clicks") FROM "link_daily_referrers" GROUP BY 1, 2, 3;
