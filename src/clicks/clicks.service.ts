@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import { couldBeCode } from '../links/short-code.js';
-import { splitLabelKey, utcDay, type CodeTally } from './click-tally.js';
+import { splitLabelKey, type CodeTally } from './click-tally.js';
 import { ClicksRepository, type LabelClicks } from './clicks.repository.js';
 import type {
   AccountClicksDto,
@@ -108,10 +108,20 @@ export class ClicksService {
   }
 }
 
-/** The UTC days of the last `days`, today last. */
-function windowDays(days: number, now: Date): string[] {
-  const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
-  return Array.from({ length: days }, (_, i) => utcDay(today - (days - 1 - i) * DAY_MS));
+/**
+ * The UTC days of the last `days`, today last. Counted on a Date rather than formatted from
+ * milliseconds each (`toISOString` per day cost a fifth of a year's answer).
+ */
+export function windowDays(days: number, now: Date): string[] {
+  const day = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - (days - 1) * DAY_MS);
+  const window: string[] = new Array<string>(days);
+  for (let i = 0; i < days; i++) {
+    const month = day.getUTCMonth() + 1;
+    const date = day.getUTCDate();
+    window[i] = `${day.getUTCFullYear()}-${month < 10 ? '0' : ''}${month}-${date < 10 ? '0' : ''}${date}`;
+    day.setUTCDate(date + 1);
+  }
+  return window;
 }
 
 function add(counts: Map<string, number>, key: string, clicks: number): void {
