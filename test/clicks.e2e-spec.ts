@@ -4,7 +4,7 @@ import { ClickSink } from '../src/clicks/click-sink.js';
 import { SqliteClickSink } from '../src/clicks/sqlite-click-sink.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
-import { sumMonths } from './support/click-history.js';
+import { sumRollups } from './support/click-history.js';
 import { eventually } from './support/eventually.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -181,7 +181,7 @@ describe('GET /api/links/{code}/clicks', () => {
         clicks: i + 1,
       })),
     });
-    await sumMonths(prisma, code);
+    await sumRollups(prisma, code);
     const total = (400 * 401) / 2;
     await prisma.link.update({ where: { code }, data: { clicks: total } });
     await visit(code, 'https://site0.example/');

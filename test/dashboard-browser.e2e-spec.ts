@@ -9,7 +9,7 @@ import { generate } from 'otplib';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { ClickCounter } from '../src/clicks/click-counter.js';
 import { PrismaService } from '../src/database/prisma.service.js';
-import { sumMonths } from './support/click-history.js';
+import { sumRollups } from './support/click-history.js';
 import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
 import { newClient } from './support/factories.js';
 import { PROJECT_ROOT } from './support/run-source.js';
@@ -125,7 +125,7 @@ describe('Account dashboard in a browser', () => {
         );
       }),
     });
-    await sumMonths(prisma, code);
+    await sumRollups(prisma, code);
     const total = days.reduce((sum, day) => sum + day.clicks, 0);
     await prisma.link.update({ where: { code }, data: { clicks: { increment: total } } });
   }

@@ -123,6 +123,10 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
     };
     /** The models' tables; SQLite adds its AUTOINCREMENT bookkeeping (click_batches.id). */
     const modelTables = [
+      'account_daily_clicks',
+      'account_daily_countries',
+      'account_daily_links',
+      'account_daily_referrers',
       'accounts',
       'api_tokens',
       'click_batches',

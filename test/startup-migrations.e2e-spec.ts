@@ -68,6 +68,10 @@ describe('prepareDatabase', () => {
       expect(tables()).toEqual({
         names: [
           '_prisma_migrations',
+          'account_daily_clicks',
+          'account_daily_countries',
+          'account_daily_links',
+          'account_daily_referrers',
           'accounts',
           'api_tokens',
           'click_batches',
@@ -145,6 +149,10 @@ describe('prepareDatabase', () => {
       );
       expect(tables).toEqual([
         '_prisma_migrations',
+        'account_daily_clicks',
+        'account_daily_countries',
+        'account_daily_links',
+        'account_daily_referrers',
         'accounts',
         'api_tokens',
         'click_batches',

@@ -246,6 +246,30 @@ describe('Visitor breakdowns: GET /api/links/{code}/clicks and GET /api/clicks',
     });
   });
 
+  it("keeps a deleted link's clicks in the account's days and countries, not among its links", async () => {
+    const account = await createAccountWithToken(testApp);
+    const kept = await createLink(account);
+    const deleted = await createLink(account);
+    await visit(kept, IPHONE, NL);
+    await visit(deleted, IPHONE, US);
+    await visit(deleted, 'curl/8.5.0', US);
+    await eventually(async () => expect((await read<AccountClicks>('/api/clicks', account)).total).toBe(3));
+    await fold();
+    const response = await testApp.request(`/api/links/${deleted}`, { method: 'DELETE', headers: account.bearer });
+    expect(response.status).toBe(204);
+
+    const body = await read<AccountClicks>('/api/clicks', account);
+    expect(body).toMatchObject({
+      total: 3,
+      bots: 1,
+      links: [{ code: kept, clicks: 1 }],
+      countries: [
+        { country: 'NL', clicks: 1 },
+        { country: 'US', clicks: 1 },
+      ],
+    });
+  });
+
   it('answers 400 for days out of range and 401/403 without a links:read token', async () => {
     for (const days of ['0', '367', 'abc', '1.5', '', '1e2', '-1']) {
       const response = await testApp.request(`/api/clicks?days=${days}`, { headers: owner.bearer });

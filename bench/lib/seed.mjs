@@ -87,8 +87,8 @@ function clickHistory() {
 }
 
 /**
- * The daily referrer and label rows summed per month, as the click flush writes them (builds
- * from before visitor labels have neither monthly table).
+ * The daily rows summed per month and per account, as the click flush writes them (builds from
+ * before visitor labels have none of these tables).
  */
 function monthlySums(labelled) {
   if (!labelled) return [];
@@ -97,6 +97,18 @@ function monthlySums(labelled) {
      SELECT code, substr(day, 1, 7), host, sum(clicks) FROM link_daily_referrers GROUP BY 1, 2, 3`,
     `INSERT INTO link_monthly_labels (code, month, dimension, label, clicks)
      SELECT code, substr(day, 1, 7), dimension, label, sum(clicks) FROM link_daily_labels GROUP BY 1, 2, 3, 4`,
+    `INSERT INTO account_daily_clicks (account_id, day, clicks, bots)
+     SELECT l.account_id, d.day, sum(d.clicks), sum(d.bots) FROM link_daily_clicks d JOIN links l ON l.code = d.code
+     WHERE l.account_id IS NOT NULL GROUP BY 1, 2`,
+    `INSERT INTO account_daily_links (account_id, day, code, clicks)
+     SELECT l.account_id, d.day, d.code, d.clicks FROM link_daily_clicks d JOIN links l ON l.code = d.code
+     WHERE l.account_id IS NOT NULL`,
+    `INSERT INTO account_daily_referrers (account_id, day, host, clicks)
+     SELECT l.account_id, r.day, r.host, sum(r.clicks) FROM link_daily_referrers r JOIN links l ON l.code = r.code
+     WHERE l.account_id IS NOT NULL GROUP BY 1, 2, 3`,
+    `INSERT INTO account_daily_countries (account_id, day, country, clicks)
+     SELECT l.account_id, d.day, d.label, sum(d.clicks) FROM link_daily_labels d JOIN links l ON l.code = d.code
+     WHERE l.account_id IS NOT NULL AND d.dimension = 'country' GROUP BY 1, 2, 3`,
   ];
 }
 

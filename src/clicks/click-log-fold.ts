@@ -26,7 +26,7 @@ interface Total {
   days: CodeTally;
 }
 
-type LinkRow = [code: string, createdAt: string, throughBatch: number];
+type LinkRow = [code: string, createdAt: string, throughBatch: number, accountId: string | null];
 
 /**
  * What the last fold cost per character of logged counts (ms): the next fold's expected work,
@@ -124,18 +124,42 @@ async function fold(db: Database.Database, spreadMs: number, context: TaskContex
     `INSERT INTO link_monthly_labels (code, month, dimension, label, clicks) VALUES (?, ?, ?, ?, ?)
      ON CONFLICT (code, month, dimension, label) DO UPDATE SET clicks = clicks + excluded.clicks`,
   );
-  const addDaily = (total: Total) => {
+  // And the account's (the overview reads those): its day, the link's day, countries, hosts.
+  const addAccountDay = db.prepare(
+    `INSERT INTO account_daily_clicks (account_id, day, clicks, bots) VALUES (?, ?, ?, ?)
+     ON CONFLICT (account_id, day) DO UPDATE SET clicks = clicks + excluded.clicks, bots = bots + excluded.bots`,
+  );
+  const addAccountLink = db.prepare(
+    `INSERT INTO account_daily_links (account_id, day, code, clicks) VALUES (?, ?, ?, ?)
+     ON CONFLICT (account_id, day, code) DO UPDATE SET clicks = clicks + excluded.clicks`,
+  );
+  const addAccountCountry = db.prepare(
+    `INSERT INTO account_daily_countries (account_id, day, country, clicks) VALUES (?, ?, ?, ?)
+     ON CONFLICT (account_id, day, country) DO UPDATE SET clicks = clicks + excluded.clicks`,
+  );
+  const addAccountHost = db.prepare(
+    `INSERT INTO account_daily_referrers (account_id, day, host, clicks) VALUES (?, ?, ?, ?)
+     ON CONFLICT (account_id, day, host) DO UPDATE SET clicks = clicks + excluded.clicks`,
+  );
+  /** Writes a link's days; `accountId` null: an anonymous link, which no account overview counts. */
+  const addDaily = (total: Total, accountId: string | null) => {
     for (const [day, { clicks, bots, referrers, labels }] of total.days) {
       const month = day.slice(0, 7);
       addDay.run(total.code, day, clicks, bots);
+      if (accountId !== null) {
+        addAccountDay.run(accountId, day, clicks, bots);
+        addAccountLink.run(accountId, day, total.code, clicks);
+      }
       for (const [host, hostClicks] of referrers) {
         addHost.run(total.code, day, host, hostClicks);
         addMonthHost.run(total.code, month, host, hostClicks);
+        if (accountId !== null) addAccountHost.run(accountId, day, host, hostClicks);
       }
       for (const [key, labelClicks] of labels) {
         const [dimension, label] = splitLabelKey(key);
         addLabel.run(total.code, day, dimension, label, labelClicks);
         addMonthLabel.run(total.code, month, dimension, label, labelClicks);
+        if (accountId !== null && dimension === 'country') addAccountCountry.run(accountId, day, label, labelClicks);
       }
     }
   };
@@ -165,13 +189,16 @@ async function fold(db: Database.Database, spreadMs: number, context: TaskContex
 
   // The usual case in one statement: the row is still the one found, and every logged batch with
   // its code is new to it and was closed after it was created.
-  const addAll = db.prepare(
-    `UPDATE links SET clicks = clicks + ?, clicks_through_batch = ?
-     WHERE rowid = ? AND code = ? AND clicks_through_batch < ? AND created_at <= ?`,
-  );
+  const addAll = db
+    .prepare<[number, number, number, string, number, string], [accountId: string | null]>(
+      `UPDATE links SET clicks = clicks + ?, clicks_through_batch = ?
+       WHERE rowid = ? AND code = ? AND clicks_through_batch < ? AND created_at <= ?
+       RETURNING account_id`,
+    )
+    .raw();
   // Otherwise the row is read (as an array: an object per row costs noticeably more).
   const rowAt = db
-    .prepare<[number], LinkRow>('SELECT code, created_at, clicks_through_batch FROM links WHERE rowid = ?')
+    .prepare<[number], LinkRow>('SELECT code, created_at, clicks_through_batch, account_id FROM links WHERE rowid = ?')
     .raw();
   const add = db.prepare('UPDATE links SET clicks = clicks + ?, clicks_through_batch = ? WHERE rowid = ?');
   const addSome = db.transaction((from: number, to: number) => {
@@ -180,8 +207,9 @@ async function fold(db: Database.Database, spreadMs: number, context: TaskContex
       const rowid = rowids[i];
       const total = found[i];
       const { code, clicks, firstId, firstLoggedAt } = total;
-      if (addAll.run(clicks, through, rowid, code, firstId, firstLoggedAt).changes > 0) {
-        addDaily(total);
+      const updated = addAll.get(clicks, through, rowid, code, firstId, firstLoggedAt);
+      if (updated !== undefined) {
+        addDaily(total, updated[0]);
         continue;
       }
       let at = rowid;
@@ -196,7 +224,7 @@ async function fold(db: Database.Database, spreadMs: number, context: TaskContex
       if (row[2] >= through) continue;
       const some = clicksFor(code, row);
       add.run(some.clicks, through, at);
-      addDaily(some);
+      addDaily(some, row[3]);
     }
   });
   for (let start = 0; start < order.length; start += FOLD_ROWS_PER_TRANSACTION) {

@@ -85,7 +85,7 @@ const LINK_CLICKS = preparedRead<LinkClicksRow>({
 
 /** An account's clicks over a window, as `ACCOUNT_CLICKS` reads them. */
 export interface AccountClickRows {
-  /** The days of the window with clicks on any of the account's links. */
+  /** The days of the window with clicks on any of the account's links (deleted ones' too). */
   days: Array<{ day: string; clicks: number; bots: number }>;
   /** The links with most clicks over the window, most first, leaving out the `loggedCodes`. */
   links: Array<{ code: string; clicks: number }>;
@@ -109,68 +109,58 @@ interface AccountClicksRow {
 }
 
 /**
- * An account's clicks from day $2 on, in one statement (one snapshot, as LINK_CLICKS): per day,
- * the top $5 links and referrer hosts, every country. $3 and $4 (JSON arrays) are the codes and
- * hosts with clicks in SQLite's click log not folded yet ([] on PostgreSQL): the service adds
- * those clicks itself, so they are read apart (their rows and totals), and left out of the top
- * lists, which then hold every other candidate for the real top.
+ * An account's clicks from day $2 on, in one statement (one snapshot, as LINK_CLICKS), from the
+ * account's daily rows (written with the links' by the click flush): per day, the top $5 links
+ * and referrer hosts, every country. $3 and $4 (JSON arrays) are the codes and hosts with clicks
+ * in SQLite's click log not folded yet ([] on PostgreSQL): the service adds those clicks itself,
+ * so they are read apart (their rows and totals), and left out of the top lists, which then hold
+ * every other candidate for the real top.
  */
 const ACCOUNT_CLICKS = preparedRead<AccountClicksRow>({
-  name: 'account-clicks',
-  sqlite: `WITH owned AS (SELECT code FROM links WHERE account_id = $1)
-    SELECT
-      (SELECT json_group_array(json_array(day, clicks, bots)) FROM (
-        SELECT d.day, sum(d.clicks) AS clicks, sum(d.bots) AS bots
-        FROM owned o JOIN link_daily_clicks d ON d.code = o.code WHERE d.day >= $2 GROUP BY d.day)) AS days,
+  name: 'account-clicks-by-account',
+  sqlite: `SELECT
+      (SELECT json_group_array(json_array(day, clicks, bots)) FROM account_daily_clicks
+        WHERE account_id = $1 AND day >= $2) AS days,
       (SELECT json_group_array(json_array(code, clicks)) FROM (
-        SELECT d.code, sum(d.clicks) AS clicks
-        FROM owned o JOIN link_daily_clicks d ON d.code = o.code
-        WHERE d.day >= $2 AND d.code NOT IN (SELECT value FROM json_each($3))
-        GROUP BY d.code ORDER BY clicks DESC, d.code ASC LIMIT $5)) AS links,
+        SELECT code, sum(clicks) AS clicks FROM account_daily_links
+        WHERE account_id = $1 AND day >= $2 AND code NOT IN (SELECT value FROM json_each($3))
+        GROUP BY code ORDER BY clicks DESC, code ASC LIMIT $5)) AS links,
       (SELECT json_group_array(json_array(l.code, l.created_at, l.clicks_through_batch,
           (SELECT coalesce(sum(clicks), 0) FROM link_daily_clicks WHERE code = l.code AND day >= $2)))
         FROM links l WHERE l.account_id = $1 AND l.code IN (SELECT value FROM json_each($3))) AS logged,
-      (SELECT json_group_array(json_array(label, clicks)) FROM (
-        SELECT d.label, sum(d.clicks) AS clicks
-        FROM owned o JOIN link_daily_labels d ON d.code = o.code
-        WHERE d.day >= $2 AND d.dimension = 'country' GROUP BY d.label)) AS countries,
+      (SELECT json_group_array(json_array(country, clicks)) FROM (
+        SELECT country, sum(clicks) AS clicks FROM account_daily_countries
+        WHERE account_id = $1 AND day >= $2 GROUP BY country)) AS countries,
       (SELECT json_group_array(json_array(host, clicks)) FROM (
-        SELECT d.host, sum(d.clicks) AS clicks
-        FROM owned o JOIN link_daily_referrers d ON d.code = o.code
-        WHERE d.day >= $2 AND d.host NOT IN (SELECT value FROM json_each($4))
-        GROUP BY d.host ORDER BY clicks DESC, d.host ASC LIMIT $5)) AS referrers,
+        SELECT host, sum(clicks) AS clicks FROM account_daily_referrers
+        WHERE account_id = $1 AND day >= $2 AND host NOT IN (SELECT value FROM json_each($4))
+        GROUP BY host ORDER BY clicks DESC, host ASC LIMIT $5)) AS referrers,
       (SELECT json_group_array(json_array(host, clicks)) FROM (
-        SELECT d.host, sum(d.clicks) AS clicks
-        FROM owned o JOIN link_daily_referrers d ON d.code = o.code
-        WHERE d.day >= $2 AND d.host IN (SELECT value FROM json_each($4)) GROUP BY d.host)) AS "loggedReferrers"`,
-  postgresql: `WITH owned AS (SELECT code FROM links WHERE account_id = $1)
-    SELECT
-      (SELECT coalesce(json_agg(json_build_array(day, clicks, bots)), '[]') FROM (
-        SELECT d.day, sum(d.clicks) AS clicks, sum(d.bots) AS bots
-        FROM owned o JOIN link_daily_clicks d ON d.code = o.code WHERE d.day >= $2 GROUP BY d.day) AS t) AS days,
+        SELECT host, sum(clicks) AS clicks FROM account_daily_referrers
+        WHERE account_id = $1 AND day >= $2 AND host IN (SELECT value FROM json_each($4))
+        GROUP BY host)) AS "loggedReferrers"`,
+  postgresql: `SELECT
+      (SELECT coalesce(json_agg(json_build_array(day, clicks, bots)), '[]') FROM account_daily_clicks
+        WHERE account_id = $1 AND day >= $2) AS days,
       (SELECT coalesce(json_agg(json_build_array(code, clicks)), '[]') FROM (
-        SELECT d.code, sum(d.clicks) AS clicks
-        FROM owned o JOIN link_daily_clicks d ON d.code = o.code
-        WHERE d.day >= $2 AND d.code NOT IN (SELECT jsonb_array_elements_text($3::jsonb))
-        GROUP BY d.code ORDER BY clicks DESC, d.code ASC LIMIT $5::int8) AS t) AS links,
+        SELECT code, sum(clicks) AS clicks FROM account_daily_links
+        WHERE account_id = $1 AND day >= $2 AND code NOT IN (SELECT jsonb_array_elements_text($3::jsonb))
+        GROUP BY code ORDER BY clicks DESC, code ASC LIMIT $5::int8) AS t) AS links,
       (SELECT coalesce(json_agg(json_build_array(l.code, (extract(epoch FROM l.created_at) * 1000)::float8,
           l.clicks_through_batch,
           (SELECT coalesce(sum(clicks), 0) FROM link_daily_clicks WHERE code = l.code AND day >= $2))), '[]')
         FROM links l WHERE l.account_id = $1 AND l.code IN (SELECT jsonb_array_elements_text($3::jsonb))) AS logged,
-      (SELECT coalesce(json_agg(json_build_array(label, clicks)), '[]') FROM (
-        SELECT d.label, sum(d.clicks) AS clicks
-        FROM owned o JOIN link_daily_labels d ON d.code = o.code
-        WHERE d.day >= $2 AND d.dimension = 'country' GROUP BY d.label) AS t) AS countries,
+      (SELECT coalesce(json_agg(json_build_array(country, clicks)), '[]') FROM (
+        SELECT country, sum(clicks) AS clicks FROM account_daily_countries
+        WHERE account_id = $1 AND day >= $2 GROUP BY country) AS t) AS countries,
       (SELECT coalesce(json_agg(json_build_array(host, clicks)), '[]') FROM (
-        SELECT d.host, sum(d.clicks) AS clicks
-        FROM owned o JOIN link_daily_referrers d ON d.code = o.code
-        WHERE d.day >= $2 AND d.host NOT IN (SELECT jsonb_array_elements_text($4::jsonb))
-        GROUP BY d.host ORDER BY clicks DESC, d.host ASC LIMIT $5::int8) AS t) AS referrers,
+        SELECT host, sum(clicks) AS clicks FROM account_daily_referrers
+        WHERE account_id = $1 AND day >= $2 AND host NOT IN (SELECT jsonb_array_elements_text($4::jsonb))
+        GROUP BY host ORDER BY clicks DESC, host ASC LIMIT $5::int8) AS t) AS referrers,
       (SELECT coalesce(json_agg(json_build_array(host, clicks)), '[]') FROM (
-        SELECT d.host, sum(d.clicks) AS clicks
-        FROM owned o JOIN link_daily_referrers d ON d.code = o.code
-        WHERE d.day >= $2 AND d.host IN (SELECT jsonb_array_elements_text($4::jsonb)) GROUP BY d.host) AS t)
-        AS "loggedReferrers"`,
+        SELECT host, sum(clicks) AS clicks FROM account_daily_referrers
+        WHERE account_id = $1 AND day >= $2 AND host IN (SELECT jsonb_array_elements_text($4::jsonb))
+        GROUP BY host) AS t) AS "loggedReferrers"`,
 });
 
 /**

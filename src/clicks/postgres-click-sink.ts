@@ -50,8 +50,8 @@ export class PostgresClickSink extends ClickSink {
    * One statement (so one transaction) per chunk: the all-time counts, then the daily and
    * referrer rows of the codes whose link still exists (a deleted link's clicks go nowhere; the
    * `UPDATE` holds its row, so a delete cannot slip in between), and their visitor labels; the
-   * referrer and label rows also summed per month (a month's rows are grouped first: one
-   * statement may not upsert the same row twice). Arrays as parameters (`unnest`):
+   * referrer and label rows also summed per month, and the accounts' days (a month's or an
+   * account's rows are grouped first: one statement may not upsert the same row twice). Arrays as parameters (`unnest`):
    * the statement's text is the same whatever the batch holds, so it is prepared once. Through
    * the driver rather than Prisma, whose parameter conversion costs several times more CPU per
    * code. Raw SQL because Prisma's update would move `updated_at`, which tells when the target
@@ -107,12 +107,48 @@ export class PostgresClickSink extends ClickSink {
       linkClicks.push(total);
     }
     await this.pool.query({
-      name: 'add-clicks-labelled',
+      name: 'add-clicks-with-accounts',
       text: `WITH "added" AS (
           UPDATE "links" SET "clicks" = "links"."clicks" + "batch"."clicks"
           FROM unnest($1::text[], $2::integer[]) AS "batch" ("code", "clicks")
           WHERE "links"."code" = "batch"."code"
-          RETURNING "links"."code"
+          RETURNING "links"."code", "links"."account_id"
+        ), "owned" AS (
+          SELECT "code", "account_id" FROM "added" WHERE "account_id" IS NOT NULL
+        ), "accountDays" AS (
+          INSERT INTO "account_daily_clicks" ("account_id", "day", "clicks", "bots")
+          SELECT "o"."account_id", "d"."day", sum("d"."clicks"), sum("d"."bots")
+          FROM unnest($3::text[], $4::text[], $5::integer[], $10::integer[]) AS "d" ("code", "day", "clicks", "bots")
+          JOIN "owned" "o" ON "o"."code" = "d"."code"
+          GROUP BY 1, 2
+          ORDER BY 1, 2
+          ON CONFLICT ("account_id", "day") DO UPDATE SET "clicks" = "account_daily_clicks"."clicks" + EXCLUDED."clicks",
+            "bots" = "account_daily_clicks"."bots" + EXCLUDED."bots"
+        ), "accountLinks" AS (
+          INSERT INTO "account_daily_links" ("account_id", "day", "code", "clicks")
+          SELECT "o"."account_id", "d"."day", "d"."code", "d"."clicks"
+          FROM unnest($3::text[], $4::text[], $5::integer[]) AS "d" ("code", "day", "clicks")
+          JOIN "owned" "o" ON "o"."code" = "d"."code"
+          ORDER BY 1, 2, 3
+          ON CONFLICT ("account_id", "day", "code") DO UPDATE SET "clicks" = "account_daily_links"."clicks" + EXCLUDED."clicks"
+        ), "accountCountries" AS (
+          INSERT INTO "account_daily_countries" ("account_id", "day", "country", "clicks")
+          SELECT "o"."account_id", "l"."day", "l"."label", sum("l"."clicks")
+          FROM unnest($11::text[], $12::text[], $13::text[], $14::text[], $15::integer[])
+            AS "l" ("code", "day", "dimension", "label", "clicks")
+          JOIN "owned" "o" ON "o"."code" = "l"."code"
+          WHERE "l"."dimension" = 'country'
+          GROUP BY 1, 2, 3
+          ORDER BY 1, 2, 3
+          ON CONFLICT ("account_id", "day", "country") DO UPDATE SET "clicks" = "account_daily_countries"."clicks" + EXCLUDED."clicks"
+        ), "accountReferrers" AS (
+          INSERT INTO "account_daily_referrers" ("account_id", "day", "host", "clicks")
+          SELECT "o"."account_id", "r"."day", "r"."host", sum("r"."clicks")
+          FROM unnest($6::text[], $7::text[], $8::text[], $9::integer[]) AS "r" ("code", "day", "host", "clicks")
+          JOIN "owned" "o" ON "o"."code" = "r"."code"
+          GROUP BY 1, 2, 3
+          ORDER BY 1, 2, 3
+          ON CONFLICT ("account_id", "day", "host") DO UPDATE SET "clicks" = "account_daily_referrers"."clicks" + EXCLUDED."clicks"
         ), "daily" AS (
           INSERT INTO "link_daily_clicks" ("code", "day", "clicks", "bots")
           SELECT "d"."code", "d"."day", "d"."clicks", "d"."bots"
