@@ -37,8 +37,15 @@ describe('prisma schemas', () => {
       'model ClickBatch',
       'model LinkDailyClicks',
       'model LinkDailyReferrer',
+      'model LinkMonthlyReferrer',
+      'model LinkMonthlyLabel',
+      'model LinkDailyLabel',
       'model Session',
       'model IdempotencyRecord',
+      'model AccountDailyClicks',
+      'model AccountDailyCountry',
+      'model AccountDailyReferrer',
+      'model AccountDailyLink',
     ]);
     // The one line by design on PostgreSQL alone: the search's trigram index (pg_trgm), which
     // SQLite has no equivalent of that Prisma Migrate accepts.

@@ -3,7 +3,8 @@ import { PrismaService } from '../../src/database/prisma.service.js';
 /**
  * Sums a link's daily rows, written straight into the tables by a spec, into the rows the click
  * flush writes beside them: the link's monthly referrer and label rows (windows of many days read
- * full months there) and its account's daily rows (the account overview reads those).
+ * full months there) and its account's daily rows (the account overview reads those). Call it
+ * before the link has any real click: the rows of those are the flush's to write.
  */
 export async function sumRollups(prisma: PrismaService, code: string): Promise<void> {
   await prisma.$executeRaw`INSERT INTO link_monthly_referrers (code, month, host, clicks)
