@@ -34,9 +34,12 @@ describe('prisma schemas', () => {
       'model SignInChallenge',
       'model ApiToken',
       'model Link',
+      'model LinkTag',
+      'model AccountTag',
       'model ClickBatch',
       'model LinkDailyClicks',
       'model LinkDailyReferrer',
+      'model LinkDailyLabel',
       'model Session',
       'model IdempotencyRecord',
     ]);
