@@ -68,12 +68,15 @@ describe('prepareDatabase', () => {
       expect(tables()).toEqual({
         names: [
           '_prisma_migrations',
+          'account_tags',
           'accounts',
           'api_tokens',
           'click_batches',
           'idempotency_records',
           'link_daily_clicks',
+          'link_daily_labels',
           'link_daily_referrers',
+          'link_tags',
           'links',
           'passkeys',
           'recovery_codes',
@@ -142,12 +145,15 @@ describe('prepareDatabase', () => {
       );
       expect(tables).toEqual([
         '_prisma_migrations',
+        'account_tags',
         'accounts',
         'api_tokens',
         'click_batches',
         'idempotency_records',
         'link_daily_clicks',
+        'link_daily_labels',
         'link_daily_referrers',
+        'link_tags',
         'links',
         'passkeys',
         'recovery_codes',
