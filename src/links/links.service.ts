@@ -235,7 +235,8 @@ export class LinksService {
     const link = await this.links.updateForAccount(code, accountId, { url, expiresAt, tags });
     if (!link) throw ApiError.notFound();
     // Before answering: once the client sees 200, no redirect may use the old target or expiry.
-    await this.cache.invalidate(code);
+    // (Tags play no part in redirects: a change of tags alone leaves the caches be.)
+    if (url !== undefined || expiresAt !== undefined) await this.cache.invalidate(code);
     return this.toDto(link);
   }
 

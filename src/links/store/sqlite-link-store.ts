@@ -44,7 +44,7 @@ function toStoredLink([code, url, accountId, clicks, clicksThroughBatch, created
 /** Rows per multi-row INSERT: 7 parameters each, far below SQLite's 32,766-variable limit. */
 const INSERT_BATCH = 500;
 
-/** The columns of a LinkRow, of the links aliased `l` (the page's links in a tag's list). */
+/** The columns of a LinkTuple but its tags, from the links aliased `l` in every list statement. */
 const LINK_COLUMNS =
   'l.code, l.url, l.account_id, l.clicks, l.clicks_through_batch, l.created_at, l.updated_at, l.expires_at';
 /**
