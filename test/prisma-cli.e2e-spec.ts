@@ -123,12 +123,15 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
     };
     /** The models' tables; SQLite adds its AUTOINCREMENT bookkeeping (click_batches.id). */
     const modelTables = [
+      'account_tags',
       'accounts',
       'api_tokens',
       'click_batches',
       'idempotency_records',
       'link_daily_clicks',
+      'link_daily_labels',
       'link_daily_referrers',
+      'link_tags',
       'links',
       'passkeys',
       'recovery_codes',
