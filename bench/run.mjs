@@ -26,7 +26,16 @@ import {
   startProcess,
   waitForHttp,
 } from './lib/processes.mjs';
-import { CLICK_HISTORY_DAYS, OWNED_LINKS, benchAccount, linkTotals, seedPostgres, seedSqlite } from './lib/seed.mjs';
+import {
+  BENCH_TAG,
+  BENCH_TENTH_TAG,
+  CLICK_HISTORY_DAYS,
+  OWNED_LINKS,
+  benchAccount,
+  linkTotals,
+  seedPostgres,
+  seedSqlite,
+} from './lib/seed.mjs';
 import { formatFlatCostTable, formatTable, totalCpu } from './lib/report.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -66,7 +75,7 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] 
   --runs R           repeat each measurement R times and report the median (default 1)
   --postgres         also benchmark the service on PostgreSQL (BENCH_POSTGRES_URL, default
                      ${POSTGRES_ADMIN_URL})
-  --scenarios LIST   subset of: hit,miss,create,quick,bulk,list,search,page,pagesearch,clicks,overview
+  --scenarios LIST   subset of: hit,miss,create,quick,bulk,list,search,tag,tagsearch,page,pagesearch,clicks,overview
                      (default all)
   --owned N          links of the benchmark account, which list and search page through
                      (default 10000, at most --links)
@@ -85,6 +94,8 @@ const SCENARIOS = {
   bulk: 'bulk create, 1000 per call',
   list: 'authenticated list',
   search: 'search, 20 of the matches',
+  tag: 'list by tag (every link has it)',
+  tagsearch: 'search within a tag',
   page: 'dashboard links page',
   pagesearch: 'dashboard links page, searching',
   clicks: 'link clicks (366 days)',
@@ -418,6 +429,8 @@ async function runGroup(options, kind, links, report) {
     const apiScenarios = [
       'list',
       'search',
+      'tag',
+      'tagsearch',
       'page',
       'pagesearch',
       'clicks',
@@ -487,6 +500,25 @@ async function runGroup(options, kind, links, report) {
         load: {
           method: 'GET',
           paths: ['/api/links?q=ARTICLES%2F123&limit=20'],
+          headers: { 'x-api-key': account.token },
+        },
+        expected: '200',
+      },
+      // Every one of the account's links has the tag: the page is read from the tag's index and
+      // the total is its kept count.
+      tag: {
+        load: {
+          method: 'GET',
+          paths: [`/api/links?tag=${BENCH_TAG}&limit=20`],
+          headers: { 'x-api-key': account.token },
+        },
+        expected: '200',
+      },
+      // The search looks at the tag's links only (a tenth of the account's); one matches.
+      tagsearch: {
+        load: {
+          method: 'GET',
+          paths: [`/api/links?tag=${BENCH_TENTH_TAG}&q=ARTICLES%2F1230&limit=20`],
           headers: { 'x-api-key': account.token },
         },
         expected: '200',

@@ -39,18 +39,20 @@ export interface paths {
          * List or search your links
          * @description Newest first (`created_at` descending, then `code`), paginated with `limit` (1 to 100,
          *     default 20) and `offset` (default 0). With `q`, only links whose code or URL contains it
-         *     (case-insensitive; `%` and `_` match themselves), and `total` counts the matches. Anonymous
-         *     links are never listed or counted.
+         *     (case-insensitive; `%` and `_` match themselves); with `tag`, only links with that tag (both
+         *     together: links that match both). `total` counts the matches. Anonymous links are never
+         *     listed or counted.
          */
         get: operations["listLinks"];
         put?: never;
         /**
          * Create a short link
          * @description With a token (scope `links:write`) the link belongs to the token's account, can be
-         *     listed, read, updated and deleted later, and may use a `custom_code`. Without a token it is
-         *     anonymous: it belongs to no account and can never be changed; `custom_code` then answers 401.
-         *     A token that is sent but invalid or revoked answers 401, never an anonymous link. A generated
-         *     code is 7 characters from `[0-9A-Za-z]`. The answer's `Location` header is the link's URL.
+         *     listed, read, updated and deleted later, and may use a `custom_code` and `tags`. Without a
+         *     token it is anonymous: it belongs to no account and can never be changed; `custom_code` or
+         *     `tags` then answer 401. A token that is sent but invalid or revoked answers 401, never an
+         *     anonymous link. A generated code is 7 characters from `[0-9A-Za-z]`. The answer's `Location`
+         *     header is the link's URL.
          */
         post: operations["createLink"];
         delete?: never;
@@ -71,11 +73,12 @@ export interface paths {
         /**
          * Create many links at once
          * @description 1 to 1000 items, each as the body of `POST /api/links` (`url`, optional
-         *     `custom_code` and `expires_at`). Each item is checked and created on its own: `data[i]` is
-         *     `{"link": …}` or `{"error": problem}` for `links[i]`, so one bad item does not sink the
-         *     others, and a custom code used twice in one call is `code_taken` the second time. The call
-         *     answers 200 whatever the items' outcomes; a body that is not 1 to 1000 objects is refused
-         *     whole (400) and creates nothing. Counts as one call for the rate limit. Bodies up to 10 MiB.
+         *     `custom_code`, `expires_at` and `tags`). Each item is checked and created on its own:
+         *     `data[i]` is `{"link": …}` or `{"error": problem}` for `links[i]`, so one bad item does not
+         *     sink the others, and a custom code used twice in one call is `code_taken` the second time.
+         *     The call answers 200 whatever the items' outcomes; a body that is not 1 to 1000 objects is
+         *     refused whole (400) and creates nothing. Counts as one call for the rate limit. Bodies up to
+         *     10 MiB.
          */
         post: operations["createLinks"];
         delete?: never;
@@ -97,10 +100,11 @@ export interface paths {
          */
         get: operations["getLink"];
         /**
-         * Change a link's target or expiry
+         * Change a link's target, expiry or tags
          * @description The short URL keeps its code; redirects follow the change at once, on every
-         *     instance. The body has `url` (same rules as on creation), `expires_at` (a future date-time,
-         *     or `null` to remove the expiry), or both.
+         *     instance. The body has any of `url` (same rules as on creation), `expires_at` (a future
+         *     date-time, or `null` to remove the expiry) and `tags` (the link's tags from now on, `[]` to
+         *     remove them all; `null` is refused). A field left out keeps its value.
          */
         put: operations["updateLink"];
         post?: never;
@@ -179,6 +183,29 @@ export interface paths {
          *     too (`error: invalid_url`). No token is needed, and a token sent is ignored.
          */
         get: operations["shorten"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the tags of your links
+         * @description Every tag at least one of your links has, sorted by tag, with how many of your links
+         *     have it (`links`) and their all-time clicks together (`clicks`, bots included, as each link's
+         *     `clicks`; it may lag behind by up to the click flush interval). Filter your links by one with
+         *     `GET /api/links?tag=`.
+         */
+        get: operations["listTags"];
         put?: never;
         post?: never;
         delete?: never;
@@ -337,6 +364,16 @@ export interface components {
              */
             expires_at?: string | null;
             /**
+             * @description Tags to file the link under: at most 10, each 1 to 32 letters, digits or hyphens. Upper case
+             *     is stored as lower case, and a tag given twice (in any case) is kept once. Needs an API
+             *     token. `null` is refused: leave the field out, or send `[]`, for none.
+             * @example [
+             *       "spring-sale",
+             *       "news"
+             *     ]
+             */
+            tags?: string[];
+            /**
              * @description The target: an absolute http:// or https:// URL of at most 8192 characters (normalised),
              *     without user info, whitespace or control characters. Stored in normalised form.
              * @example https://example.com/a/very/long/path?with=query
@@ -431,8 +468,16 @@ export interface components {
              */
             short_url: string;
             /**
+             * @description The link's tags, lower case, sorted; `[]` when it has none.
+             * @example [
+             *       "news",
+             *       "spring-sale"
+             *     ]
+             */
+            tags: string[];
+            /**
              * Format: date-time
-             * @description When the target was last changed (ISO 8601, UTC).
+             * @description When the link was last changed: its target, expiry or tags (ISO 8601, UTC).
              * @example 2026-11-21T10:00:00.000Z
              */
             updated_at: string;
@@ -486,7 +531,7 @@ export interface components {
              */
             offset: number;
             /**
-             * @description How many links the account has in all (with `q`: how many match).
+             * @description How many links the account has in all (with `q` or `tag`: how many match).
              * @example 42
              */
             total: number;
@@ -571,6 +616,27 @@ export interface components {
              */
             host: string;
         };
+        TagList: {
+            /** @description The tags, sorted. */
+            data: components["schemas"]["TagSummary"][];
+        };
+        TagSummary: {
+            /**
+             * @description The all-time clicks of those links together (each link's `clicks`), bots included.
+             * @example 340
+             */
+            clicks: number;
+            /**
+             * @description How many of your links have it.
+             * @example 12
+             */
+            links: number;
+            /**
+             * @description The tag.
+             * @example news
+             */
+            tag: string;
+        };
         UpdateLinkRequest: {
             /**
              * Format: date-time
@@ -579,6 +645,14 @@ export interface components {
              * @example 2027-01-31T23:59:59Z
              */
             expires_at?: string | null;
+            /**
+             * @description The link's tags from now on, replacing the ones it has (same rules as on creation); `[]`
+             *     removes them all. Left out: unchanged. `null` is refused (400): send `[]` to clear.
+             * @example [
+             *       "spring-sale"
+             *     ]
+             */
+            tags?: string[];
             /**
              * @description The new target, with the same rules as on creation.
              * @example https://example.com/new-target
@@ -684,6 +758,11 @@ export interface operations {
                  *     characters; `%` and `_` are ordinary characters). `total` then counts the matches.
                  */
                 q?: string;
+                /**
+                 * @description Keep only links with this tag (upper case letters match their lower case); with `q`, links
+                 *     that match both. `total` then counts those.
+                 */
+                tag?: string;
             };
             header?: never;
             path?: never;
@@ -1480,6 +1559,72 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your links' tags. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TagList"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };

@@ -17,6 +17,7 @@ import { RedirectModule } from './redirect/redirect.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { RedisModule } from './redis/redis.module.js';
 import { ScaleOutModule } from './scale-out/scale-out.module.js';
+import { TagsModule } from './tags/tags.module.js';
 import { TokensModule } from './auth/tokens.module.js';
 import { loggerOptions } from './logging/logger.options.js';
 import { MetricsModule } from './metrics/metrics.module.js';
@@ -39,6 +40,7 @@ export class AppModule {
         TokensModule,
         HealthModule,
         LinksModule,
+        TagsModule,
         QuickShortenModule,
         // The pages, each with its feature.
         SignInModule,

@@ -113,9 +113,10 @@ describe('shortlink links import / export', () => {
       headers: source.apiKey,
       json: {
         links: [
-          { url: 'https://example.com/one?q="quoted",comma', custom_code: 'rt-one' },
+          { url: 'https://example.com/one?q="quoted",comma', custom_code: 'rt-one', tags: ['News', 'spring-sale'] },
           { url: 'https://example.com/two', custom_code: 'rt-two', expires_at: '2099-06-01T12:00:00.000Z' },
-          { url: 'https://example.com/three' },
+          // A tag that starts with "-" makes the cell one a spreadsheet would take for a formula.
+          { url: 'https://example.com/three', tags: ['-minus', 'x'] },
         ],
       },
     });
@@ -131,12 +132,14 @@ describe('shortlink links import / export', () => {
     expect(exported.status).toBe(0);
     expect(exported.stderr).toBe('shortlink: exported 3 links\n');
     const rows = parse<Record<string, string>>(exported.stdout, { columns: true });
-    expect(Object.keys(rows[0])).toEqual(['code', 'url', 'created_at', 'clicks', 'expires_at']);
-    expect(rows.find((row) => row.code === 'rt-one')).toMatchObject({ clicks: '2' });
+    expect(Object.keys(rows[0])).toEqual(['code', 'url', 'created_at', 'clicks', 'expires_at', 'tags']);
+    expect(rows.find((row) => row.code === 'rt-one')).toMatchObject({ clicks: '2', tags: 'news spring-sale' });
     expect(rows.find((row) => row.code === 'rt-two')).toMatchObject({
       expires_at: '2099-06-01T12:00:00.000Z',
       clicks: '0',
+      tags: '',
     });
+    expect(rows.find((row) => row.url === 'https://example.com/three')).toMatchObject({ tags: "'-minus x" });
 
     // Codes are global: move the links by deleting them first, as when leaving an old instance.
     await testApp.app.get(PrismaService).link.deleteMany({ where: { accountId: source.accountId } });
@@ -146,6 +149,36 @@ describe('shortlink links import / export', () => {
 
     const again = await shortlink(['links', 'export', target.email]);
     expect(again.stdout).toBe(exported.stdout);
+    const tagged = await testApp.request('/api/links?tag=news', { headers: target.apiKey });
+    expect(await tagged.json()).toMatchObject({ total: 1, data: [{ code: 'rt-one', tags: ['news', 'spring-sale'] }] });
+  });
+
+  it('reads tags separated by spaces or commas, any case, and reports a row with bad tags as invalid', async () => {
+    const account = await createAccountWithToken(testApp);
+    const csv = [
+      'url,code,tags', //                                                   line 1
+      'https://example.com/spaces,tags-spaces,News  promo', //              line 2
+      'https://example.com/commas,tags-commas,"a, b,c"', //                 line 3
+      'https://example.com/none,tags-none,', //                             line 4
+      'https://example.com/bad,tags-bad,good bad_tag', //                   line 5: "_" is no tag character
+      `https://example.com/many,tags-many,${Array.from({ length: 11 }, (_, i) => `t${i}`).join(' ')}`, // line 6
+    ].join('\n');
+
+    const result = await shortlink(['links', 'import', account.email, csvFile('tags.csv', csv)]);
+
+    const lines = result.stdout.trim().split('\n');
+    expect(lines.at(-1)).toBe('created 3, skipped 0 (code taken), invalid 2');
+    expect(lines.slice(0, -1)).toEqual([
+      'line 5: invalid: tags must each be 1 to 32 letters (a-z), digits or hyphens: "bad_tag" is not',
+      'line 6: invalid: tags must hold at most 10 tags (11 given)',
+    ]);
+    const tagsOf = async (code: string) =>
+      ((await (await testApp.request(`/api/links/${code}`, { headers: account.apiKey })).json()) as { tags: string[] })
+        .tags;
+    expect(await tagsOf('tags-spaces')).toEqual(['news', 'promo']);
+    expect(await tagsOf('tags-commas')).toEqual(['a', 'b', 'c']);
+    expect(await tagsOf('tags-none')).toEqual([]);
+    expect((await linksOf(account)).map((link) => link.code)).toEqual(['tags-commas', 'tags-none', 'tags-spaces']);
   });
 
   it('prefixes every cell a spreadsheet would read as a formula with a quote, and imports it back unchanged', async () => {

@@ -70,6 +70,7 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
         updated_at: link.created_at,
         expires_at: null,
         clicks: 0,
+        tags: [],
       });
       expect(response.headers.get('location')).toBe(`/api/links/${link.code}`);
     });

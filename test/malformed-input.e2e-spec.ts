@@ -110,6 +110,11 @@ describe('odd query strings', () => {
     '/api/links?limit=99999999999999999999999999999999999999999999999999',
     '/api/links?constructor[prototype][x]=1',
     '/api/links?=&=&',
+    '/api/links?tag[]=news',
+    '/api/links?tag=%',
+    '/api/links?tag=%00',
+    '/api/links?tag=%F0%9F%99',
+    `/api/links?tag=${'a'.repeat(200)}`,
   ])('GET %s', async (path) => {
     await expectClientError({ method: 'GET', path, headers: owner.apiKey });
   });

@@ -179,6 +179,15 @@ describe('openapi.json', () => {
         { name: 'limit', schema: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 20 }) },
         { name: 'offset', schema: expect.objectContaining({ type: 'integer', minimum: 0, default: 0 }) },
         { name: 'q', schema: expect.objectContaining({ type: 'string', minLength: 1, maxLength: 200 }) },
+        {
+          name: 'tag',
+          schema: expect.objectContaining({
+            type: 'string',
+            minLength: 1,
+            maxLength: 32,
+            pattern: '^[A-Za-z0-9-]{1,32}$',
+          }),
+        },
       ]);
     });
   });

@@ -34,6 +34,8 @@ describe('prisma schemas', () => {
       'model SignInChallenge',
       'model ApiToken',
       'model Link',
+      'model LinkTag',
+      'model AccountTag',
       'model ClickBatch',
       'model LinkDailyClicks',
       'model LinkDailyReferrer',

@@ -42,6 +42,7 @@ describe('the generated TypeScript SDK', () => {
         created_at: expect.any(String),
         updated_at: expect.any(String),
         clicks: 0,
+        tags: [],
       });
       expect(response.headers.get('location')).toBe(`/api/links/${data?.code}`);
     });

@@ -51,6 +51,18 @@ function linkRow(i, accountId, owned) {
   };
 }
 
+/**
+ * Tags of the account's links (for the tag scenarios and so the list reads links that have
+ * tags): every one has BENCH_TAG, the worst case of a tag's list (its whole account), and every
+ * tenth BENCH_TENTH_TAG as well.
+ * @param {number} i
+ */
+function linkTags(i) {
+  return i % 10 === 0 ? [BENCH_TAG, BENCH_TENTH_TAG] : [BENCH_TAG];
+}
+export const BENCH_TAG = 'news';
+export const BENCH_TENTH_TAG = 'tenth';
+
 /** Daily rows seeded for the clicks scenario's link (the first owned link): a year and a day. */
 export const CLICK_HISTORY_DAYS = 366;
 /** Referrer hosts per day of that history. */
@@ -188,6 +200,16 @@ export function seedSqlite(file, links, account, owned = OWNED_LINKS) {
     }
   });
   for (let from = 0; from < links; from += BATCH * 10) insertBatch(from, Math.min(links, from + BATCH * 10));
+  // Builds before tags (`--before`) have no link_tags.
+  if (db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'link_tags'").get()) {
+    const tag = db.prepare('INSERT INTO link_tags (code, tag, account_id, created_at) VALUES (?, ?, ?, ?)');
+    db.transaction(() => {
+      for (let i = 0; i < owned; i++) {
+        const row = linkRow(i, account.id, owned);
+        for (const name of linkTags(i)) tag.run(row.code, name, account.id, iso(row.time));
+      }
+    })();
+  }
   const code = seededCode(0);
   // A build from before visitor labels (--before) has no such table; its history has no labels.
   const labelled = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'link_daily_labels'").get() !== undefined;
@@ -259,6 +281,17 @@ export async function seedPostgres(url, links, account, owned = OWNED_LINKS) {
          FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamp[]) AS t(code, url, account_id, at)`,
         [codes, urls, owners, times],
       );
+    }
+    const { rows: tagTable } = await client.query("SELECT to_regclass('link_tags') IS NOT NULL AS present");
+    if (tagTable[0].present) {
+      const tagged = Array.from({ length: owned }, (_, i) => linkTags(i).map((tag) => [seededCode(i), tag])).flat();
+      await client.query(
+        `INSERT INTO link_tags (code, tag, account_id, created_at)
+         SELECT t.code, t.tag, l.account_id, l.created_at FROM unnest($1::text[], $2::text[]) AS t(code, tag)
+         JOIN links l ON l.code = t.code`,
+        [tagged.map(([code]) => code), tagged.map(([, tag]) => tag)],
+      );
+      await client.query('VACUUM ANALYZE link_tags');
     }
     const code = seededCode(0);
     const history = clickHistory();

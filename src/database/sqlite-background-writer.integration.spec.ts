@@ -140,6 +140,64 @@ describe('SqliteBackgroundWriter', () => {
     });
   });
 
+  describe('runAll: statements written together or not at all', () => {
+    const labels = async () =>
+      (
+        await prisma.$queryRawUnsafe<{ id: bigint | number; label: string }[]>(
+          'SELECT id, label FROM items ORDER BY id',
+        )
+      ).map((row) => `${Number(row.id)}:${row.label}`);
+
+    it('answers with the rows each statement changed; a later one may ask what the one before did', async () => {
+      const upsert = 'INSERT INTO items (id, label) VALUES (?, ?) ON CONFLICT (id) DO NOTHING';
+      // changes(): the rows the statement before changed (the link store tags only links it inserted).
+      const ifInserted = "INSERT INTO items (id, label) SELECT ?, 'follows ' || ? WHERE changes() = 1";
+
+      await expect(
+        sut.runAll([
+          { sql: upsert, params: [1, 'one'] },
+          { sql: ifInserted, params: [101, 'one'] },
+        ]),
+      ).resolves.toEqual([1, 1]);
+      await expect(
+        sut.runAll([
+          { sql: upsert, params: [1, 'again'] },
+          { sql: ifInserted, params: [102, 'again'] },
+        ]),
+      ).resolves.toEqual([0, 0]);
+
+      expect(await labels()).toEqual(['1:one', '101:follows one']);
+    });
+
+    it('undoes every statement of a request when one fails, alone or among others', async () => {
+      const insert = 'INSERT INTO items (id, label) VALUES (?, ?)';
+      await sut.run(insert, [5, 'taken']);
+
+      const outcomes = await Promise.allSettled([
+        sut.runAll([
+          { sql: insert, params: [1, 'a'] },
+          { sql: insert, params: [2, 'b'] },
+        ]),
+        sut.runAll([
+          { sql: insert, params: [3, 'c'] },
+          { sql: insert, params: [5, 'clash'] },
+        ]),
+        sut.run(insert, [4, 'd']),
+      ]);
+      await expect(
+        sut.runAll([
+          { sql: insert, params: [6, 'e'] },
+          { sql: insert, params: [6, 'clash'] },
+        ]),
+      ).rejects.toMatchObject({
+        code: 'SQLITE_CONSTRAINT_PRIMARYKEY',
+      });
+
+      expect(outcomes.map((outcome) => outcome.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect(await labels()).toEqual(['1:a', '2:b', '4:d', '5:taken']);
+    });
+  });
+
   it('checkpoints its own writes on its own thread once the WAL is full', async () => {
     // Over SQLite's automatic checkpoint threshold of 1,000 pages (4 MiB).
     // Sent at once, they are committed in a few group transactions.

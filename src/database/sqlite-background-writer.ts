@@ -1,7 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { Worker } from 'node:worker_threads';
 import { DatabaseUnavailableError } from './database-unavailable.js';
-import type { WriterOptions, WriterReply, WriterRequestBody, WriterTask } from './sqlite-writer-protocol.js';
+import type {
+  WriterOptions,
+  WriterReply,
+  WriterRequestBody,
+  WriterStatement,
+  WriterTask,
+} from './sqlite-writer-protocol.js';
 
 /** After an unexpected exit or a failed start, the next start is tried no sooner than this. */
 const RESTART_DELAY_MS = 1000;
@@ -46,6 +52,8 @@ function threadExecArgv(): string[] {
 interface RunResult {
   changes: number;
   lastInsertRowid: number;
+  /** `runAll`: the rows each statement changed. */
+  changesEach?: number[];
 }
 
 interface PendingRequest {
@@ -115,6 +123,16 @@ export class SqliteBackgroundWriter {
    */
   async run(sql: string, params: unknown[]): Promise<number> {
     return (await this.runReturningRowid(sql, params)).changes;
+  }
+
+  /**
+   * Runs `statements` in order on the worker's connection, written together or not at all (a
+   * failing statement undoes the others), and resolves, once committed, with the number of rows
+   * each changed. Rejects as `run` does.
+   */
+  async runAll(statements: WriterStatement[]): Promise<number[]> {
+    await this.ensureStarted();
+    return (await this.request({ type: 'runAll', statements })).changesEach ?? [];
   }
 
   /** `run`, also resolving with the rowid of the row the statement inserted. */
@@ -230,7 +248,11 @@ export class SqliteBackgroundWriter {
   private onReply(reply: WriterReply): void {
     switch (reply.type) {
       case 'done':
-        this.settle(reply.id)?.resolve({ changes: reply.changes, lastInsertRowid: reply.lastInsertRowid });
+        this.settle(reply.id)?.resolve({
+          changes: reply.changes,
+          lastInsertRowid: reply.lastInsertRowid,
+          changesEach: reply.changesEach,
+        });
         break;
       case 'failed': {
         const error = new SqliteWriteError(reply.message, reply.code);

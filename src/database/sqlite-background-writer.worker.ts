@@ -6,7 +6,15 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { TaskPacer } from './task-pacing.js';
 import type { TaskContext, WriterOptions, WriterReply, WriterRequest, WriterTask } from './sqlite-writer-protocol.js';
 
-type RunRequest = Extract<WriterRequest, { type: 'run' }>;
+/** A request that writes statements: grouped with its neighbours into one transaction (see `drain`). */
+type WriteRequest = Extract<WriterRequest, { type: 'run' | 'runAll' }>;
+
+/** What a write request changed (`changesEach`: per statement of a `runAll`). */
+interface WriteResult {
+  changes: number;
+  lastInsertRowid: number | bigint;
+  changesEach?: number[];
+}
 
 const options = workerData as WriterOptions;
 const port = parentPort!;
@@ -34,12 +42,18 @@ function statement(sql: string): Database.Statement {
   return prepared;
 }
 
+function write(request: WriteRequest): WriteResult {
+  if (request.type === 'run') return statement(request.sql).run(...request.params);
+  const changesEach = request.statements.map(({ sql, params }) => statement(sql).run(...params).changes);
+  return { changes: changesEach[0] ?? 0, lastInsertRowid: 0, changesEach };
+}
+
 /**
- * Statements of one `run` request each, committed together (see `drain`). Called inside the
- * group's transaction, better-sqlite3 wraps each in a SAVEPOINT: a statement that fails is
- * undone alone and the others stay.
+ * One write request, in a transaction: alone, its own; inside a group's (see `drain`),
+ * better-sqlite3 makes it a SAVEPOINT, so a request that fails is undone alone (all of its
+ * statements) and the others stay.
  */
-const runInGroup = db.transaction((request: RunRequest) => statement(request.sql).run(...request.params));
+const runInGroup = db.transaction(write);
 
 /** Requests received and not answered yet, in arrival order. */
 const received: WriterRequest[] = [];
@@ -66,9 +80,9 @@ function drain(): void {
   const requests = received.splice(0);
   for (let i = 0; i < requests.length;) {
     let end = i;
-    while (end < requests.length && requests[end].type === 'run') end++;
+    while (end < requests.length && isWrite(requests[end])) end++;
     if (end - i > 1) {
-      runGroup(requests.slice(i, end) as RunRequest[]);
+      runGroup(requests.slice(i, end) as WriteRequest[]);
       i = end;
     } else {
       handle(requests[i]);
@@ -77,8 +91,12 @@ function drain(): void {
   }
 }
 
-function runGroup(group: RunRequest[]): void {
-  const results: Array<Database.RunResult | undefined> = [];
+function isWrite(request: WriterRequest): request is WriteRequest {
+  return request.type === 'run' || request.type === 'runAll';
+}
+
+function runGroup(group: WriteRequest[]): void {
+  const results: Array<WriteResult | undefined> = [];
   const errors: unknown[] = [];
   try {
     db.transaction(() => {
@@ -132,10 +150,13 @@ async function runTask({ moduleUrl, exportName, args }: TaskRequest): Promise<nu
 
 function handle(request: WriterRequest): void {
   try {
-    let result: Database.RunResult | undefined;
+    let result: WriteResult | undefined;
     switch (request.type) {
       case 'run':
         result = statement(request.sql).run(...request.params);
+        break;
+      case 'runAll':
+        result = runInGroup(request);
         break;
       case 'task':
         // Asynchronous: it answers for itself.
@@ -169,12 +190,13 @@ function reply(message: WriterReply): void {
   port.postMessage(message);
 }
 
-function done(request: WriterRequest, result?: Database.RunResult): void {
+function done(request: WriterRequest, result?: WriteResult): void {
   reply({
     type: 'done',
     id: request.id,
     changes: result?.changes ?? 0,
     lastInsertRowid: Number(result?.lastInsertRowid ?? 0),
+    changesEach: result?.changesEach,
   });
 }
 

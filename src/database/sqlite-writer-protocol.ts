@@ -9,8 +9,16 @@ export interface WriterOptions {
   busyTimeoutMs: number;
 }
 
+/** One statement and its parameters. */
+export interface WriterStatement {
+  sql: string;
+  params: unknown[];
+}
+
 export type WriterRequest =
   | { type: 'run'; id: number; sql: string; params: unknown[] }
+  /** Statements run in order and committed together or not at all (a savepoint of their own in a group). */
+  | { type: 'runAll'; id: number; statements: WriterStatement[] }
   /** A long task (see `WriterTask`), run in slices between the other requests. */
   | { type: 'task'; id: number; moduleUrl: string; exportName: string; args: unknown }
   /** The paced task under way, if any, goes on at full speed (at shutdown). */
@@ -26,8 +34,11 @@ export type WriterRequestBody = WriterRequest extends infer R
 
 export type WriterReply =
   | { type: 'ready' }
-  /** `changes`: rows a `run` changed, or what a task resolved with. */
-  | { type: 'done'; id: number; changes: number; lastInsertRowid: number }
+  /**
+   * `changes`: rows a `run` changed, or what a task resolved with; `changesEach`: the rows each
+   * statement of a `runAll` changed.
+   */
+  | { type: 'done'; id: number; changes: number; lastInsertRowid: number; changesEach?: number[] }
   | { type: 'failed'; id: number; message: string; code?: string };
 
 /** What a task gets besides its connection and arguments. */

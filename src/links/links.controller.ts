@@ -48,10 +48,11 @@ export class LinksController {
   /**
    * Create a short link
    * @remarks With a token (scope `links:write`) the link belongs to the token's account, can be
-   * listed, read, updated and deleted later, and may use a `custom_code`. Without a token it is
-   * anonymous: it belongs to no account and can never be changed; `custom_code` then answers 401.
-   * A token that is sent but invalid or revoked answers 401, never an anonymous link. A generated
-   * code is 7 characters from `[0-9A-Za-z]`. The answer's `Location` header is the link's URL.
+   * listed, read, updated and deleted later, and may use a `custom_code` and `tags`. Without a
+   * token it is anonymous: it belongs to no account and can never be changed; `custom_code` or
+   * `tags` then answer 401. A token that is sent but invalid or revoked answers 401, never an
+   * anonymous link. A generated code is 7 characters from `[0-9A-Za-z]`. The answer's `Location`
+   * header is the link's URL.
    */
   @Post()
   @OptionalScopes('links:write')
@@ -96,11 +97,12 @@ export class LinksController {
   /**
    * Create many links at once
    * @remarks 1 to 1000 items, each as the body of `POST /api/links` (`url`, optional
-   * `custom_code` and `expires_at`). Each item is checked and created on its own: `data[i]` is
-   * `{"link": …}` or `{"error": problem}` for `links[i]`, so one bad item does not sink the
-   * others, and a custom code used twice in one call is `code_taken` the second time. The call
-   * answers 200 whatever the items' outcomes; a body that is not 1 to 1000 objects is refused
-   * whole (400) and creates nothing. Counts as one call for the rate limit. Bodies up to 10 MiB.
+   * `custom_code`, `expires_at` and `tags`). Each item is checked and created on its own:
+   * `data[i]` is `{"link": …}` or `{"error": problem}` for `links[i]`, so one bad item does not
+   * sink the others, and a custom code used twice in one call is `code_taken` the second time.
+   * The call answers 200 whatever the items' outcomes; a body that is not 1 to 1000 objects is
+   * refused whole (400) and creates nothing. Counts as one call for the rate limit. Bodies up to
+   * 10 MiB.
    */
   @Post('bulk')
   @RequireScopes('links:write')
@@ -133,8 +135,9 @@ export class LinksController {
    * List or search your links
    * @remarks Newest first (`created_at` descending, then `code`), paginated with `limit` (1 to 100,
    * default 20) and `offset` (default 0). With `q`, only links whose code or URL contains it
-   * (case-insensitive; `%` and `_` match themselves), and `total` counts the matches. Anonymous
-   * links are never listed or counted.
+   * (case-insensitive; `%` and `_` match themselves); with `tag`, only links with that tag (both
+   * together: links that match both). `total` counts the matches. Anonymous links are never
+   * listed or counted.
    */
   @Get()
   @RequireScopes('links:read')
@@ -181,10 +184,11 @@ export class LinksController {
   }
 
   /**
-   * Change a link's target or expiry
+   * Change a link's target, expiry or tags
    * @remarks The short URL keeps its code; redirects follow the change at once, on every
-   * instance. The body has `url` (same rules as on creation), `expires_at` (a future date-time,
-   * or `null` to remove the expiry), or both.
+   * instance. The body has any of `url` (same rules as on creation), `expires_at` (a future
+   * date-time, or `null` to remove the expiry) and `tags` (the link's tags from now on, `[]` to
+   * remove them all; `null` is refused). A field left out keeps its value.
    */
   @Put(':code')
   @RequireScopes('links:write')

@@ -11,13 +11,15 @@ import { LinksRepository } from './links.repository.js';
 import { PostgresLinkStore } from './store/postgres-link-store.js';
 import { SqliteLinkStore } from './store/sqlite-link-store.js';
 
-/** A stored row as the repository's records show it: without the click log's bookkeeping. */
+/** A stored row as the repository's records show it: without the click log's bookkeeping, with its tags. */
 async function storedLink(prisma: DatabaseClient, code: string) {
-  const row = await prisma.link.findUnique({ where: { code } });
+  const row = await prisma.link.findUnique({ where: { code }, include: { tags: { orderBy: { tag: 'asc' } } } });
   if (!row) return row;
-  const { clicksThroughBatch, ...record } = row;
+  const { clicksThroughBatch, tags, ...record } = row;
   expect(clicksThroughBatch).toBe(0);
-  return record;
+  // A tag row copies its link's owner and creation time.
+  for (const tag of tags) expect(tag).toMatchObject({ accountId: row.accountId, createdAt: row.createdAt });
+  return { ...record, tags: tags.map((tag) => tag.tag) };
 }
 
 /**
@@ -72,6 +74,51 @@ describe('LinksRepository on SQLite', () => {
 
     expect(second).toBeNull();
     expect(await storedLink(prisma, 'taken01')).toEqual(first);
+  });
+
+  describe.each([
+    ['through the background writer', false],
+    ['through Prisma when the writer has stopped', true],
+  ])('with tags, %s', (_path, stopWriter) => {
+    let accountId: string;
+    beforeEach(async () => {
+      accountId = (await prisma.account.create({ data: { email: 'tags@example.com' } })).id;
+      if (stopWriter) await sqlite.writer.close();
+    });
+    const link = (code: string, tags: string[]) => ({ code, url: `https://example.com/${code}`, accountId, tags });
+
+    it('inserts a link with its tags, and none of them when its code is taken', async () => {
+      const created = await sut.insertIfCodeFree(link('tagged1', ['a', 'b']));
+      const taken = await sut.insertIfCodeFree(link('tagged1', ['c']));
+
+      expect(created?.tags).toEqual(['a', 'b']);
+      expect(taken).toBeNull();
+      expect(await storedLink(prisma, 'tagged1')).toEqual(created);
+      expect(await prisma.accountTag.findMany({ orderBy: { tag: 'asc' } })).toEqual([
+        { accountId, tag: 'a', linkCount: 1 },
+        { accountId, tag: 'b', linkCount: 1 },
+      ]);
+    });
+
+    it('inserts many, each with its own tags, skipping the taken codes and their tags', async () => {
+      await sut.insertIfCodeFree(link('taken02', ['old']));
+
+      const created = await sut.insertManyIfCodesFree([
+        link('many001', ['x', 'y']),
+        link('taken02', ['stolen']),
+        link('many002', []),
+        link('many003', ['x']),
+      ]);
+
+      expect(created.map((record) => record.code)).toEqual(['many001', 'many002', 'many003']);
+      for (const record of created) expect(await storedLink(prisma, record.code)).toEqual(record);
+      expect((await storedLink(prisma, 'taken02'))?.tags).toEqual(['old']);
+      expect(await prisma.accountTag.findMany({ orderBy: { tag: 'asc' } })).toEqual([
+        { accountId, tag: 'old', linkCount: 1 },
+        { accountId, tag: 'x', linkCount: 2 },
+        { accountId, tag: 'y', linkCount: 1 },
+      ]);
+    });
   });
 });
 
@@ -134,6 +181,32 @@ describe('LinksRepository on PostgreSQL', () => {
 
     expect(second).toBeNull();
     expect(await storedLink(prisma, 'taken01')).toEqual(first);
+  });
+
+  it('inserts a link with its tags, and many, skipping the taken codes and their tags', async () => {
+    const account = await prisma.account.create({ data: { email: 'tags@example.com' } });
+    const link = (code: string, tags: string[]) => ({
+      code,
+      url: `https://example.com/${code}`,
+      accountId: account.id,
+      tags,
+    });
+
+    const one = await sut.insertIfCodeFree(link('tagged1', ['a', 'b']));
+    const taken = await sut.insertIfCodeFree(link('tagged1', ['c']));
+    const many = await sut.insertManyIfCodesFree([
+      link('many001', ['a']),
+      link('tagged1', ['stolen']),
+      link('many002', []),
+    ]);
+
+    expect(taken).toBeNull();
+    expect(many.map((record) => record.code)).toEqual(['many001', 'many002']);
+    for (const record of [one, ...many]) expect(await storedLink(prisma, record!.code)).toEqual(record);
+    expect(await prisma.accountTag.findMany({ where: { accountId: account.id }, orderBy: { tag: 'asc' } })).toEqual([
+      { accountId: account.id, tag: 'a', linkCount: 2 },
+      { accountId: account.id, tag: 'b', linkCount: 1 },
+    ]);
   });
 
   it("stores the owner of an account's link", async () => {

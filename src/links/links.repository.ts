@@ -15,6 +15,16 @@ export interface LinkRecord {
   updatedAt: Date;
   /** After this instant redirects answer 410; null: never. */
   expiresAt: Date | null;
+  /** Lower case, sorted. */
+  tags: string[];
+}
+
+/** What Prisma reads of a link's tags: sorted, as the stores read them. */
+const WITH_TAGS = { tags: { select: { tag: true }, orderBy: { tag: 'asc' } } } as const;
+
+/** A link as Prisma reads it `WITH_TAGS`, as the stores give it. */
+function fromPrisma<Link extends Omit<StoredLink, 'tags'>>(link: Link & { tags: Array<{ tag: string }> }): StoredLink {
+  return { ...link, tags: link.tags.map(({ tag }) => tag) };
 }
 
 /** Printable ASCII and the controls: all a stored code or URL is made of. */
@@ -59,23 +69,25 @@ export class LinksRepository {
 
   /** The account's link with this code; null for unknown codes and for other owners' links. */
   async findForAccount(code: string, accountId: string): Promise<LinkRecord | null> {
-    const link = await this.prisma.link.findUnique({ where: { code } });
-    return link?.accountId === accountId ? this.withLoggedClicks(link) : null;
+    const link = await this.prisma.link.findUnique({ where: { code }, include: WITH_TAGS });
+    return link?.accountId === accountId ? this.withLoggedClicks(fromPrisma(link)) : null;
   }
 
   /**
    * One page of the account's links, newest first; with `search`, only links whose code or URL
-   * contains it, ignoring case (a plain substring: `%`, `_` and `\` are ordinary characters).
+   * contains it, ignoring case (a plain substring: `%`, `_` and `\` are ordinary characters);
+   * with `tag` (lower case), only links with that tag.
    */
   async listForAccount(
     accountId: string,
     limit: number,
     offset: number,
     search?: string,
+    tag?: string,
   ): Promise<{ links: LinkRecord[]; total: number }> {
     let page;
     if (search === undefined) {
-      page = await this.store.listForAccount(accountId, limit, offset);
+      page = await this.store.listForAccount(accountId, limit, offset, tag);
     } else {
       // Stored codes and URLs are ASCII (the URL parser percent-encodes and punycodes the rest):
       // a search with any other character matches nothing, on both databases alike (PostgreSQL's
@@ -83,22 +95,44 @@ export class LinksRepository {
       if (!ASCII.test(search)) return { links: [], total: 0 };
       // The LIKE pattern for a plain substring: wildcards and the escape character escaped.
       const pattern = `%${search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      page = await this.store.searchForAccount(accountId, pattern, limit, offset);
+      page = await this.store.searchForAccount(accountId, pattern, limit, offset, tag);
     }
     return { links: page.links.map((link) => this.withLoggedClicks(link)), total: page.total };
   }
 
   /**
-   * Changes the target and/or the expiry of the account's link (undefined: unchanged; a null
-   * expiry removes it); null when the account has no such link.
+   * Changes the target, the expiry and/or the tags of the account's link (undefined: unchanged;
+   * a null expiry removes it; tags replace the link's); null when the account has no such link.
+   * The link and its tags change in one transaction (Prisma's nested writes).
    */
   async updateForAccount(
     code: string,
     accountId: string,
-    changes: { url?: string; expiresAt?: Date | null },
+    changes: { url?: string; expiresAt?: Date | null; tags?: string[] },
   ): Promise<LinkRecord | null> {
+    const { tags, ...linkChanges } = changes;
     try {
-      return this.withLoggedClicks(await this.prisma.link.update({ where: { code, accountId }, data: changes }));
+      let tagChanges;
+      if (tags !== undefined) {
+        // The tag rows copy the link's creation time (see the LinkTag model).
+        const link = await this.prisma.link.findUnique({
+          where: { code },
+          select: { accountId: true, createdAt: true },
+        });
+        if (link?.accountId !== accountId) return null;
+        tagChanges = {
+          // A change of tags alone is a change of the link too (and on PostgreSQL its row lock
+          // makes two changes of one link's tags take turns).
+          updatedAt: new Date(),
+          tags: { deleteMany: {}, create: tags.map((tag) => ({ tag, accountId, createdAt: link.createdAt })) },
+        };
+      }
+      const updated = await this.prisma.link.update({
+        where: { code, accountId },
+        data: { ...linkChanges, ...tagChanges },
+        include: WITH_TAGS,
+      });
+      return this.withLoggedClicks(fromPrisma(updated));
     } catch (error) {
       if (hasPrismaCode(error, RECORD_NOT_FOUND)) return null;
       throw error;
@@ -120,8 +154,9 @@ export class LinksRepository {
         : { accountId },
       orderBy: [{ createdAt: 'asc' }, { code: 'asc' }],
       take: limit,
+      include: WITH_TAGS,
     });
-    return links.map((link) => this.withLoggedClicks(link));
+    return links.map((link) => this.withLoggedClicks(fromPrisma(link)));
   }
 
   /** Every code of an account (for invalidating their cached redirects). */
@@ -149,6 +184,7 @@ export class LinksRepository {
       createdAt: link.createdAt,
       updatedAt: link.updatedAt,
       expiresAt: link.expiresAt,
+      tags: link.tags,
     };
   }
 }
@@ -162,5 +198,6 @@ function newRecord(link: NewLink, now: Date): LinkRecord {
     clicks: link.clicks ?? 0,
     createdAt: link.createdAt ?? now,
     updatedAt: now,
+    tags: link.tags ?? [],
   };
 }

@@ -10,9 +10,10 @@ import { VALIDATION_OPTIONS, validationProblem } from '../common/validation/vali
 import { CreateLinkDto, ImportedLinkDto } from './dto/create-link.dto.js';
 import type { LinkDto, LinkListDto } from './dto/link.dto.js';
 import { LinkCache } from './link-cache.js';
-import { LinksRepository, type LinkRecord } from './links.repository.js';
+import { LinksRepository, type LinkRecord, type NewLink } from './links.repository.js';
 import { couldBeCode, customCodeProblem, generateCode } from './short-code.js';
 import { parseExpiresAt } from './link-expiry.js';
+import { parseTags } from './link-tags.js';
 import { qrCodeSvg } from './qr-code.js';
 import { normalizeTargetUrl } from './target-url.js';
 
@@ -27,12 +28,14 @@ export interface CreateLinkInput {
   url?: unknown;
   custom_code?: unknown;
   expires_at?: unknown;
+  tags?: unknown;
 }
 
-/** What `PUT /api/links/{code}` may change: either or both. */
+/** What `PUT /api/links/{code}` may change: any of them. */
 export interface UpdateLinkInput {
   url?: unknown;
   expires_at?: unknown;
+  tags?: unknown;
 }
 
 /** A checked creation, ready to insert. */
@@ -40,6 +43,7 @@ interface ValidCreation {
   url: string;
   customCode?: string;
   expiresAt: Date | null;
+  tags?: string[];
   /** Imports only: the history carried over from another shortener. */
   createdAt?: Date;
   clicks?: number;
@@ -80,6 +84,7 @@ function toLinkDto(link: LinkRecord, shortBaseUrl: string): LinkDto {
     updated_at: link.updatedAt.toISOString(),
     expires_at: link.expiresAt?.toISOString() ?? null,
     clicks: link.clicks,
+    tags: link.tags,
   };
 }
 
@@ -98,14 +103,15 @@ export class LinksService {
    * the link is anonymous: it belongs to no account and cannot be managed later.
    */
   async create(accountId: string | undefined, input: CreateLinkInput): Promise<LinkDto> {
-    const { url, customCode, expiresAt } = this.checkCreation(accountId, input, new Date());
+    const { url, customCode, expiresAt, tags } = this.checkCreation(accountId, input, new Date());
 
     let created: LinkRecord | null;
+    const link = { url, accountId: accountId ?? null, expiresAt, tags };
     if (customCode !== undefined) {
-      created = await this.links.insertIfCodeFree({ code: customCode, url, accountId: accountId ?? null, expiresAt });
+      created = await this.links.insertIfCodeFree({ ...link, code: customCode });
       if (!created) throw ApiError.codeTaken(customCode);
     } else {
-      created = await this.insertWithGeneratedCode(url, accountId ?? null, expiresAt);
+      created = await this.insertWithGeneratedCode(link);
     }
     // A code may have been cached on another instance before a delete; creation starts afresh.
     await this.cache.invalidate(created.code);
@@ -173,6 +179,7 @@ export class LinksService {
           expiresAt: creation.expiresAt,
           createdAt: creation.createdAt,
           clicks: creation.clicks,
+          tags: creation.tags,
         })),
       );
       const byCode = new Map(inserted.map((record) => [record.code, record]));
@@ -193,13 +200,15 @@ export class LinksService {
   }
 
   /**
-   * One page of the account's links, newest first; with `search`, only those whose code or URL
-   * contains it (case-insensitive), and `total` counts those.
+   * One page of the account's links, newest first; with `q`, only those whose code or URL
+   * contains it (case-insensitive), with `tag` (a valid tag, any case), only those with that tag,
+   * and `total` counts those.
    */
-  async list(accountId: string, query: PaginationQueryDto & { q?: string }): Promise<LinkListDto> {
+  async list(accountId: string, query: PaginationQueryDto & { q?: string; tag?: string }): Promise<LinkListDto> {
     const limit = query.limit ?? DEFAULT_PAGE_SIZE;
     const offset = query.offset ?? 0;
-    const { links, total } = await this.links.listForAccount(accountId, limit, offset, query.q);
+    const tag = query.tag?.toLowerCase();
+    const { links, total } = await this.links.listForAccount(accountId, limit, offset, query.q, tag);
     return { data: links.map((link) => this.toDto(link)), total, limit, offset };
   }
 
@@ -210,21 +219,24 @@ export class LinksService {
   }
 
   /**
-   * Changes a link's target and/or expiry (`expires_at: null` removes it). A link past its
-   * expiry can be changed like any other: a new future `expires_at` brings it back.
+   * Changes a link's target, expiry (`expires_at: null` removes it) and/or tags (replaced; `[]`
+   * removes them all). A link past its expiry can be changed like any other: a new future
+   * `expires_at` brings it back.
    */
   async update(accountId: string, code: string, input: UpdateLinkInput): Promise<LinkDto> {
     if (!couldBeCode(code)) throw ApiError.notFound();
-    if (input.url === undefined && input.expires_at === undefined) {
-      const message = 'url is required (unless the body changes expires_at alone)';
+    if (input.url === undefined && input.expires_at === undefined && input.tags === undefined) {
+      const message = 'url is required (unless the body changes expires_at or tags)';
       throw ApiError.invalidUrl(message, [{ field: 'url', message }]);
     }
     const url = input.url === undefined ? undefined : normalizeTargetUrl(input.url, this.config.shortBaseUrl);
     const expiresAt = parseExpiresAt(input.expires_at, new Date());
-    const link = await this.links.updateForAccount(code, accountId, { url, expiresAt });
+    const tags = parseTags(input.tags);
+    const link = await this.links.updateForAccount(code, accountId, { url, expiresAt, tags });
     if (!link) throw ApiError.notFound();
     // Before answering: once the client sees 200, no redirect may use the old target or expiry.
-    await this.cache.invalidate(code);
+    // (Tags play no part in redirects: a change of tags alone leaves the caches be.)
+    if (url !== undefined || expiresAt !== undefined) await this.cache.invalidate(code);
     return this.toDto(link);
   }
 
@@ -274,12 +286,15 @@ export class LinksService {
 
   /**
    * Every check of a creation, in the order a caller should learn of them: an anonymous
-   * `custom_code` is 401 before anything about the URL.
+   * `custom_code` or `tags` is 401 before anything about the URL.
    */
   private checkCreation(accountId: string | undefined, input: CreateLinkInput, now: Date): ValidCreation {
     const customCode = input.custom_code ?? undefined;
     if (customCode !== undefined && !accountId) {
       throw ApiError.unauthorized('custom_code needs an API token; anonymous links get a generated code');
+    }
+    if (input.tags !== undefined && !accountId) {
+      throw ApiError.unauthorized('tags need an API token; anonymous links cannot be tagged');
     }
     const url = normalizeTargetUrl(input.url, this.config.shortBaseUrl);
     if (customCode !== undefined) {
@@ -287,16 +302,13 @@ export class LinksService {
       if (problem) throw ApiError.invalidCode(problem, [{ field: 'custom_code', message: problem }]);
     }
     const expiresAt = parseExpiresAt(input.expires_at, now) ?? null;
-    return { url, customCode: customCode as string | undefined, expiresAt };
+    const tags = parseTags(input.tags);
+    return { url, customCode: customCode as string | undefined, expiresAt, tags };
   }
 
-  private async insertWithGeneratedCode(
-    url: string,
-    accountId: string | null,
-    expiresAt: Date | null,
-  ): Promise<LinkRecord> {
+  private async insertWithGeneratedCode(link: Omit<NewLink, 'code'>): Promise<LinkRecord> {
     for (let attempt = 0; attempt < GENERATED_CODE_ATTEMPTS; attempt++) {
-      const created = await this.links.insertIfCodeFree({ code: generateCode(), url, accountId, expiresAt });
+      const created = await this.links.insertIfCodeFree({ ...link, code: generateCode() });
       if (created) return created;
     }
     throw new Error(`No free code found in ${GENERATED_CODE_ATTEMPTS} attempts`);

@@ -1,5 +1,13 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsInt, IsISO8601, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsISO8601, IsOptional, IsString, Max, Min, ValidateIf } from 'class-validator';
+import { IsTagList, MAX_TAG_LENGTH, MAX_TAGS, TAG_PATTERN } from '../link-tags.js';
+
+/** The OpenAPI schema of a `tags` field of a request. */
+export const TAGS_SCHEMA = {
+  type: 'array',
+  maxItems: MAX_TAGS,
+  items: { type: 'string', pattern: TAG_PATTERN, minLength: 1, maxLength: MAX_TAG_LENGTH },
+} as const;
 
 /** Body of `POST /api/links`. */
 @ApiSchema({ name: 'CreateLinkRequest' })
@@ -34,6 +42,17 @@ export class CreateLinkDto {
   @ApiPropertyOptional({ type: 'string', format: 'date-time', nullable: true })
   @IsOptional()
   expires_at?: string | null;
+
+  /**
+   * Tags to file the link under: at most 10, each 1 to 32 letters, digits or hyphens. Upper case
+   * is stored as lower case, and a tag given twice (in any case) is kept once. Needs an API
+   * token. `null` is refused: leave the field out, or send `[]`, for none.
+   * @example ["spring-sale", "news"]
+   */
+  @ApiPropertyOptional(TAGS_SCHEMA)
+  @ValidateIf((_, value) => value !== undefined)
+  @IsTagList()
+  tags?: string[];
 }
 
 /**

@@ -31,7 +31,7 @@ export class LinkDto {
   created_at!: string;
 
   /**
-   * When the target was last changed (ISO 8601, UTC).
+   * When the link was last changed: its target, expiry or tags (ISO 8601, UTC).
    * @example "2026-11-21T10:00:00.000Z"
    */
   @ApiProperty({ format: 'date-time' })
@@ -52,6 +52,13 @@ export class LinkDto {
    */
   @ApiProperty({ type: 'integer', minimum: 0 })
   clicks!: number;
+
+  /**
+   * The link's tags, lower case, sorted; `[]` when it has none.
+   * @example ["news", "spring-sale"]
+   */
+  @ApiProperty({ type: [String] })
+  tags!: string[];
 }
 
 /** One page of the caller's links, newest first. */
@@ -61,7 +68,7 @@ export class LinkListDto {
   data!: LinkDto[];
 
   /**
-   * How many links the account has in all (with `q`: how many match).
+   * How many links the account has in all (with `q` or `tag`: how many match).
    * @example 42
    */
   @ApiProperty({ type: 'integer', minimum: 0 })

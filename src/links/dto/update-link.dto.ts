@@ -1,7 +1,9 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsOptional, IsString } from 'class-validator';
+import { IsOptional, IsString, ValidateIf } from 'class-validator';
+import { IsTagList } from '../link-tags.js';
+import { TAGS_SCHEMA } from './create-link.dto.js';
 
-/** Body of `PUT /api/links/{code}`: the new target, the new expiry, or both. */
+/** Body of `PUT /api/links/{code}`: the new target, expiry or tags, or any of them together. */
 @ApiSchema({ name: 'UpdateLinkRequest' })
 export class UpdateLinkDto {
   /**
@@ -20,4 +22,14 @@ export class UpdateLinkDto {
   @ApiPropertyOptional({ type: 'string', format: 'date-time', nullable: true })
   @IsOptional()
   expires_at?: string | null;
+
+  /**
+   * The link's tags from now on, replacing the ones it has (same rules as on creation); `[]`
+   * removes them all. Left out: unchanged. `null` is refused (400): send `[]` to clear.
+   * @example ["spring-sale"]
+   */
+  @ApiPropertyOptional(TAGS_SCHEMA)
+  @ValidateIf((_, value) => value !== undefined)
+  @IsTagList()
+  tags?: string[];
 }

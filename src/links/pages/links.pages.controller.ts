@@ -5,6 +5,7 @@ import { ApiError } from '../../common/errors/api-error.js';
 import { ClicksService } from '../../clicks/clicks.service.js';
 import { DEFAULT_CLICK_DAYS } from '../../clicks/dto/link-clicks.dto.js';
 import { MAX_SEARCH_LENGTH } from '../dto/list-links-query.dto.js';
+import { tagProblem } from '../link-tags.js';
 import type { LinkDto } from '../dto/link.dto.js';
 import { LinksService } from '../links.service.js';
 import { qrCodeSvg } from '../qr-code.js';
@@ -12,13 +13,14 @@ import { AnonymousCreation } from '../../rate-limit/rate-limit.decorators.js';
 import { clickChart } from '../../clicks/pages/click-chart.js';
 import { visitorTables } from '../../clicks/pages/click-tables.js';
 import { expiryForForm, expiryFromForm } from './expiry-field.js';
+import { tagsForForm, tagsFromForm } from './tags-field.js';
 import { PageController } from '../../pages/page-controller.decorator.js';
 import { field, formErrors, Pages, type Errors, type Form } from '../../pages/pages.js';
 import type { ActiveSession } from '../../auth/sessions/sessions.service.js';
 
 const PAGE_SIZE = 20;
 /** The link forms' fields, as the pages label them in messages. */
-const LINK_FIELDS = { url: 'The URL', custom_code: 'The custom code', expires_at: 'The expiry' };
+const LINK_FIELDS = { url: 'The URL', custom_code: 'The custom code', expires_at: 'The expiry', tags: 'The tags' };
 
 /** The pages for links: the front page's anonymous form, the account's list, one link's page. */
 @PageController()
@@ -93,7 +95,7 @@ export class LinksPagesController {
   async linkPage(@Res() reply: FastifyReply, @Param('code') code: string, @CurrentSession() session: ActiveSession) {
     const link = await this.links.get(session.accountId, code);
     return this.renderLink(reply, session, link, {
-      form: { url: link.url, expires_at: expiryForForm(link.expires_at) },
+      form: { url: link.url, expires_at: expiryForForm(link.expires_at), tags: tagsForForm(link.tags) },
       errors: {},
     });
   }
@@ -118,11 +120,13 @@ export class LinksPagesController {
     const form = request.body as Form;
     const url = field(form, 'url');
     const expiresAt = field(form, 'expires_at', 100);
+    const tags = field(form, 'tags', 1000);
     try {
       const current = await this.links.get(session.accountId, code);
       await this.links.update(session.accountId, code, {
         url,
         expires_at: expiryFromForm(expiresAt, current.expires_at),
+        tags: tagsFromForm(tags, current.tags),
       });
       return reply.redirect(`/dashboard/links/${encodeURIComponent(code)}?saved=1`, 303);
     } catch (error) {
@@ -132,7 +136,7 @@ export class LinksPagesController {
         reply,
         session,
         link,
-        { form: { url, expires_at: expiresAt }, errors: formErrors(error, LINK_FIELDS) },
+        { form: { url, expires_at: expiresAt, tags }, errors: formErrors(error, LINK_FIELDS) },
         400,
       );
     }
@@ -166,10 +170,15 @@ export class LinksPagesController {
     const searchError =
       q.length > MAX_SEARCH_LENGTH ? `Search for at most ${MAX_SEARCH_LENGTH} characters.` : undefined;
     const search = q !== '' && !searchError ? q : undefined;
+    // The tag filter (a tag's link on each row): the API's `tag` rules; a bad one is said, not applied.
+    const tagQuery = typeof query.tag === 'string' ? query.tag.trim() : '';
+    const tagError = tagQuery !== '' && tagProblem(tagQuery) ? 'That is not a tag: showing all links.' : undefined;
+    const tag = tagQuery !== '' && !tagError ? tagQuery.toLowerCase() : undefined;
     const list = await this.links.list(session.accountId, {
       limit: PAGE_SIZE,
       offset: (pageNumber - 1) * PAGE_SIZE,
       q: search,
+      tag,
     });
     return this.pages.render(
       reply,
@@ -183,7 +192,9 @@ export class LinksPagesController {
         q,
         search,
         searchError,
-        pageQuery: search ? `&q=${encodeURIComponent(search)}` : '',
+        tag,
+        tagError,
+        pageQuery: `${search ? `&q=${encodeURIComponent(search)}` : ''}${tag ? `&tag=${encodeURIComponent(tag)}` : ''}`,
         now: Date.now(),
         created: typeof query.created === 'string' ? query.created : undefined,
         deleted: query.deleted === '1',

@@ -10,6 +10,8 @@ export interface StoredLink {
   createdAt: Date;
   updatedAt: Date;
   expiresAt: Date | null;
+  /** Its tags, sorted (link_tags). */
+  tags: string[];
 }
 
 /** What creating a link writes. */
@@ -21,6 +23,8 @@ export interface NewLink {
   /** Carried over by an import from another shortener; otherwise now, and 0. */
   createdAt?: Date;
   clicks?: number;
+  /** Tags as `parseTags` gives them (lower case, each once); written with the link or not at all. */
+  tags?: string[];
 }
 
 /** One page of links and the number of links the whole list has. */
@@ -37,25 +41,35 @@ export interface StoredLinkPage {
  */
 export abstract class LinkStore {
   /**
-   * Inserts a link unless its code exists (the primary key decides races: of concurrent inserts
-   * of one code exactly one succeeds); false when the code was taken. Timestamps `now`, clicks 0.
+   * Inserts a link and its tags unless its code exists (the primary key decides races: of
+   * concurrent inserts of one code exactly one succeeds); false when the code was taken, and
+   * then nothing was written. Timestamps `now`, clicks 0.
    */
   abstract insert(link: NewLink, now: Date): Promise<boolean>;
 
-  /** Inserts many links at once, skipping those whose code exists; the codes it inserted. */
+  /** Inserts many links (with their tags) at once, skipping those whose code exists; the codes it inserted. */
   abstract insertMany(links: NewLink[], now: Date): Promise<Set<string>>;
 
   /**
-   * One page of the account's links, newest first (created_at, then code), served by the
-   * (account_id, created_at, code) index; the total is the account's link count, kept by
-   * triggers (migration 20261125110000_account_link_counts): one row read however large the
-   * account.
+   * One page of the account's links, newest first (created_at, then code), each with its tags,
+   * served by the (account_id, created_at, code) index; the total is the account's link count,
+   * kept by triggers (migration 20261125110000_account_link_counts): one row read however large
+   * the account. With `tag`, only the links with that tag, served by the (account_id, tag,
+   * created_at, code) index of link_tags, the total kept by triggers too (account_tags,
+   * migration 20261126080000_link_tags).
    */
-  abstract listForAccount(accountId: string, limit: number, offset: number): Promise<StoredLinkPage>;
+  abstract listForAccount(accountId: string, limit: number, offset: number, tag?: string): Promise<StoredLinkPage>;
 
   /**
    * The same for the links whose code or URL matches `pattern`, a LIKE pattern with `\` as its
-   * escape character, ignoring ASCII case; the total counts the matches.
+   * escape character, ignoring ASCII case (and with `tag`, that have that tag); the total counts
+   * the matches.
    */
-  abstract searchForAccount(accountId: string, pattern: string, limit: number, offset: number): Promise<StoredLinkPage>;
+  abstract searchForAccount(
+    accountId: string,
+    pattern: string,
+    limit: number,
+    offset: number,
+    tag?: string,
+  ): Promise<StoredLinkPage>;
 }

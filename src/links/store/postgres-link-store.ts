@@ -11,6 +11,8 @@ interface LinkRow {
   createdAt: number;
   updatedAt: number;
   expiresAt: number | null;
+  /** Sorted; `{}` (an empty array) for none. */
+  tags: string[];
 }
 
 function toStoredLink(row: LinkRow): StoredLink {
@@ -23,6 +25,7 @@ function toStoredLink(row: LinkRow): StoredLink {
     createdAt: new Date(row.createdAt),
     updatedAt: new Date(row.updatedAt),
     expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
+    tags: row.tags,
   };
 }
 
@@ -31,10 +34,33 @@ function toStoredLink(row: LinkRow): StoredLink {
  * as Prisma writes them: their epoch is read as UTC whatever the process's time zone (the driver
  * would parse them in local time).
  */
-const LINK_COLUMNS = `code, url, account_id AS "accountId", clicks, clicks_through_batch AS "clicksThroughBatch",
-  (extract(epoch FROM created_at) * 1000)::float8 AS "createdAt",
-  (extract(epoch FROM updated_at) * 1000)::float8 AS "updatedAt",
-  (extract(epoch FROM expires_at) * 1000)::float8 AS "expiresAt"`;
+const LINK_COLUMNS = `l.code, l.url, l.account_id AS "accountId", l.clicks, l.clicks_through_batch AS "clicksThroughBatch",
+  (extract(epoch FROM l.created_at) * 1000)::float8 AS "createdAt",
+  (extract(epoch FROM l.updated_at) * 1000)::float8 AS "updatedAt",
+  (extract(epoch FROM l.expires_at) * 1000)::float8 AS "expiresAt"`;
+
+/**
+ * The tags of the link `page.code`, one index read of link_tags' primary key per link. Asked in
+ * an outer query of the page's rows: in the page's own select list PostgreSQL would run it for
+ * every row the offset skips, and a search's window count reads every match.
+ */
+const TAGS = 'ARRAY(SELECT t.tag FROM link_tags t WHERE t.code = page.code ORDER BY t.tag) AS tags';
+/** The page's rows (an inner query aliased `page`) in their order. */
+const PAGE_ORDER = 'ORDER BY page."createdAt" DESC, page.code ASC';
+const MATCHES = "(l.code ILIKE $2 ESCAPE '\\' OR l.url ILIKE $2 ESCAPE '\\')";
+
+const INSERT_LINK = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
+  VALUES ($1, $2, $3, 0, $4, $4, $5) ON CONFLICT ("code") DO NOTHING`;
+
+/**
+ * Links as `unnest` arrays (code, url, account, expiry, creation, clicks) and $7 the time now,
+ * inserted unless their code exists; `inserted` is the rows written.
+ */
+const INSERT_LINKS = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
+  SELECT code, url, account_id, COALESCE(clicks, 0), COALESCE(created_at, $7), $7, expires_at
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamp(3)[], $5::timestamp(3)[], $6::int[])
+    AS t(code, url, account_id, expires_at, created_at, clicks)
+  ON CONFLICT ("code") DO NOTHING RETURNING "code", "account_id", "created_at"`;
 
 /**
  * PostgreSQL: named prepared statements (parsed once per connection, no parameter conversion
@@ -48,26 +74,38 @@ export class PostgresLinkStore extends LinkStore {
     super();
   }
 
+  /** With tags, one statement writes the link and its tags (only when it wrote the link). */
   async insert(link: NewLink, now: Date): Promise<boolean> {
-    const { rowCount } = await this.pool.query({
-      name: 'insert-link',
-      text: `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
-        VALUES ($1, $2, $3, 0, $4, $4, $5) ON CONFLICT ("code") DO NOTHING`,
-      values: [link.code, link.url, link.accountId, now.toISOString(), link.expiresAt?.toISOString() ?? null],
-    });
+    const values = [link.code, link.url, link.accountId, now.toISOString(), link.expiresAt?.toISOString() ?? null];
+    if (link.tags?.length) {
+      const { rows } = await this.pool.query<{ inserted: number }>({
+        name: 'insert-tagged-link',
+        text: `WITH inserted AS (${INSERT_LINK} RETURNING "code", "account_id", "created_at"),
+          tagged AS (INSERT INTO "link_tags" ("code", "tag", "account_id", "created_at")
+            SELECT inserted.code, tag, inserted.account_id, inserted.created_at FROM inserted, unnest($6::text[]) AS tag)
+          SELECT count(*)::int AS inserted FROM inserted`,
+        values: [...values, link.tags],
+      });
+      return rows[0].inserted === 1;
+    }
+    const { rowCount } = await this.pool.query({ name: 'insert-link', text: INSERT_LINK, values });
     return rowCount === 1;
   }
 
-  /** One statement whatever the number of links: every column as an array (`unnest`). */
+  /**
+   * One statement whatever the number of links: every column as an array (`unnest`), and the
+   * tags as two arrays of (code, tag) pairs, written for the links the statement inserted.
+   */
   async insertMany(links: NewLink[], now: Date): Promise<Set<string>> {
     if (links.length === 0) return new Set();
+    const tagged = links.flatMap((link) => (link.tags ?? []).map((tag) => [link.code, tag]));
     const { rows } = await this.pool.query<{ code: string }>({
       name: 'insert-links',
-      text: `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
-        SELECT code, url, account_id, COALESCE(clicks, 0), COALESCE(created_at, $7), $7, expires_at
-        FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamp(3)[], $5::timestamp(3)[], $6::int[])
-          AS t(code, url, account_id, expires_at, created_at, clicks)
-        ON CONFLICT ("code") DO NOTHING RETURNING "code"`,
+      text: `WITH inserted AS (${INSERT_LINKS}),
+        tagged AS (INSERT INTO "link_tags" ("code", "tag", "account_id", "created_at")
+          SELECT inserted.code, t.tag, inserted.account_id, inserted.created_at
+          FROM unnest($8::text[], $9::text[]) AS t(code, tag) JOIN inserted ON inserted.code = t.code)
+        SELECT code FROM inserted`,
       values: [
         links.map((link) => link.code),
         links.map((link) => link.url),
@@ -76,51 +114,93 @@ export class PostgresLinkStore extends LinkStore {
         links.map((link) => link.createdAt?.toISOString() ?? null),
         links.map((link) => link.clicks ?? null),
         now.toISOString(),
+        tagged.map(([code]) => code),
+        tagged.map(([, tag]) => tag),
       ],
     });
     return new Set(rows.map((row) => row.code));
   }
 
   /**
-   * The page and the account's kept link count in one round trip (a subquery, run once); past
-   * the last page there is no row to carry it, so it is asked apart.
+   * The page and the account's (or the tag's) kept link count in one round trip (a subquery, run
+   * once); past the last page there is no row to carry it, so it is asked apart. With a tag, the
+   * page's codes come from the tag's index range first (the links skipped by the offset are not
+   * read), then their links.
    */
-  async listForAccount(accountId: string, limit: number, offset: number): Promise<StoredLinkPage> {
-    const { rows } = await this.pool.query<LinkRow & { total: number }>({
-      name: 'list-links',
-      text: `SELECT ${LINK_COLUMNS}, (SELECT link_count FROM accounts WHERE id = $1)::float8 AS total
-        FROM links WHERE account_id = $1
-        ORDER BY created_at DESC, code ASC LIMIT $2 OFFSET $3`,
-      values: [accountId, limit, offset],
-    });
+  async listForAccount(accountId: string, limit: number, offset: number, tag?: string): Promise<StoredLinkPage> {
+    const { rows } =
+      tag === undefined
+        ? await this.pool.query<LinkRow & { total: number }>({
+            name: 'list-links',
+            text: `SELECT page.*, ${TAGS} FROM (
+                SELECT ${LINK_COLUMNS}, (SELECT link_count FROM accounts WHERE id = $1)::float8 AS total
+                FROM links l WHERE l.account_id = $1
+                ORDER BY l.created_at DESC, l.code ASC LIMIT $2 OFFSET $3) page
+              ${PAGE_ORDER}`,
+            values: [accountId, limit, offset],
+          })
+        : await this.pool.query<LinkRow & { total: number }>({
+            name: 'list-tagged-links',
+            text: `SELECT page.*, ${TAGS} FROM (
+                SELECT ${LINK_COLUMNS},
+                  (SELECT link_count FROM account_tags WHERE account_id = $1 AND tag = $2)::float8 AS total
+                FROM (SELECT code FROM link_tags WHERE account_id = $1 AND tag = $2
+                  ORDER BY created_at DESC, code ASC LIMIT $3 OFFSET $4) tagged
+                JOIN links l ON l.code = tagged.code) page
+              ${PAGE_ORDER}`,
+            values: [accountId, tag, limit, offset],
+          });
     if (rows.length > 0) return { links: rows.map(toStoredLink), total: rows[0].total };
-    const count = await this.pool.query<{ total: number }>({
-      name: 'count-links',
-      text: 'SELECT link_count::float8 AS total FROM accounts WHERE id = $1',
-      values: [accountId],
-    });
+    const count =
+      tag === undefined
+        ? await this.pool.query<{ total: number }>({
+            name: 'count-links',
+            text: 'SELECT link_count::float8 AS total FROM accounts WHERE id = $1',
+            values: [accountId],
+          })
+        : await this.pool.query<{ total: number }>({
+            name: 'count-tagged-links',
+            text: 'SELECT link_count::float8 AS total FROM account_tags WHERE account_id = $1 AND tag = $2',
+            values: [accountId, tag],
+          });
     return { links: [], total: count.rows[0]?.total ?? 0 };
   }
 
   /**
    * ILIKE with the escaped pattern, which the trigram index (links_search_trgm_idx) serves for
    * three characters or more (for fewer, or a pattern most links match, the planner reads the
-   * account's links); the total is a window count over the matches, found once.
+   * account's links); with a tag, the planner may start from the tag's links instead. The total
+   * is a window count over the matches, found once.
    */
-  async searchForAccount(accountId: string, pattern: string, limit: number, offset: number): Promise<StoredLinkPage> {
-    const filter = "account_id = $1 AND (code ILIKE $2 ESCAPE '\\' OR url ILIKE $2 ESCAPE '\\')";
+  async searchForAccount(
+    accountId: string,
+    pattern: string,
+    limit: number,
+    offset: number,
+    tag?: string,
+  ): Promise<StoredLinkPage> {
+    const [name, from, values] =
+      tag === undefined
+        ? ['links', 'links l WHERE l.account_id = $1', [accountId, pattern]]
+        : [
+            'tagged-links',
+            'link_tags tagged JOIN links l ON l.code = tagged.code WHERE tagged.account_id = $1 AND tagged.tag = $3',
+            [accountId, pattern, tag],
+          ];
+    const at = values.length;
     const { rows } = await this.pool.query<LinkRow & { total: number }>({
-      name: 'search-links',
-      text: `SELECT ${LINK_COLUMNS}, (count(*) OVER ())::float8 AS total
-        FROM links WHERE ${filter}
-        ORDER BY created_at DESC, code ASC LIMIT $3 OFFSET $4`,
-      values: [accountId, pattern, limit, offset],
+      name: `search-${name}`,
+      text: `SELECT page.*, ${TAGS} FROM (
+          SELECT ${LINK_COLUMNS}, (count(*) OVER ())::float8 AS total FROM ${from} AND ${MATCHES}
+          ORDER BY l.created_at DESC, l.code ASC LIMIT $${at + 1} OFFSET $${at + 2}) page
+        ${PAGE_ORDER}`,
+      values: [...values, limit, offset],
     });
     if (rows.length > 0) return { links: rows.map(toStoredLink), total: rows[0].total };
     const count = await this.pool.query<{ total: number }>({
-      name: 'count-search-links',
-      text: `SELECT count(*)::float8 AS total FROM links WHERE ${filter}`,
-      values: [accountId, pattern],
+      name: `count-search-${name}`,
+      text: `SELECT count(*)::float8 AS total FROM ${from} AND ${MATCHES}`,
+      values,
     });
     return { links: [], total: count.rows[0].total };
   }

@@ -1,12 +1,14 @@
 import type { PrismaService } from '../../database/prisma.service.js';
 import { SqliteWriterUnavailableError, toSqliteDateTime } from '../../database/sqlite-background-writer.js';
 import type { SqliteConnections } from '../../database/sqlite-connections.js';
+import type { WriterStatement } from '../../database/sqlite-writer-protocol.js';
 import { LinkStore, type NewLink, type StoredLink, type StoredLinkPage } from './link-store.js';
 
 /**
  * A `links` row as the list queries select it (LINK_COLUMNS, in this order), times as the ISO
- * text Prisma's adapter writes. Read as an array (`SqliteReader.tuples`): the list is the API's
- * most frequent read, and an object per row cost 8 % of its CPU.
+ * text Prisma's adapter writes, and its tags separated by spaces (TAGS: null for none). Read as
+ * an array (`SqliteReader.tuples`): the list is the API's most frequent read, and an object per
+ * row cost 8 % of its CPU.
  */
 type LinkTuple = [
   code: string,
@@ -17,10 +19,11 @@ type LinkTuple = [
   createdAt: string,
   updatedAt: string,
   expiresAt: string | null,
+  tags: string | null,
 ];
 
 /** A LinkTuple's link (a longer row, e.g. with the search's total after it, reads the same). */
-function toStoredLink([code, url, accountId, clicks, clicksThroughBatch, createdAt, updatedAt, expiresAt]: [
+function toStoredLink([code, url, accountId, clicks, clicksThroughBatch, createdAt, updatedAt, expiresAt, tags]: [
   ...LinkTuple,
   ...unknown[],
 ]): StoredLink {
@@ -33,15 +36,46 @@ function toStoredLink([code, url, accountId, clicks, clicksThroughBatch, created
     createdAt: new Date(createdAt),
     updatedAt: new Date(updatedAt),
     expiresAt: expiresAt === null ? null : new Date(expiresAt),
+    // Tags are made of [a-z0-9-]: a space cannot be in one.
+    tags: tags === null ? [] : tags.split(' ').sort(),
   };
 }
 
 /** Rows per multi-row INSERT: 7 parameters each, far below SQLite's 32,766-variable limit. */
 const INSERT_BATCH = 500;
 
-const LINK_COLUMNS = 'code, url, account_id, clicks, clicks_through_batch, created_at, updated_at, expires_at';
-const NEWEST_FIRST = 'ORDER BY created_at DESC, code ASC LIMIT ? OFFSET ?';
-const SEARCH_FILTER = "account_id = ? AND (code LIKE ? ESCAPE '\\' OR url LIKE ? ESCAPE '\\')";
+/** The columns of a LinkTuple but its tags, from the links aliased `l` in every list statement. */
+const LINK_COLUMNS =
+  'l.code, l.url, l.account_id, l.clicks, l.clicks_through_batch, l.created_at, l.updated_at, l.expires_at';
+/**
+ * The link's tags, one index read of link_tags' primary key per link. Evaluated for the page's
+ * rows only: for a search it is asked outside the window count (which reads every match).
+ */
+const TAGS = "(SELECT group_concat(t.tag, ' ') FROM link_tags t WHERE t.code = l.code)";
+const NEWEST_FIRST = 'ORDER BY l.created_at DESC, l.code ASC';
+const PAGE = `${NEWEST_FIRST} LIMIT ? OFFSET ?`;
+const MATCHES = "(l.code LIKE ? ESCAPE '\\' OR l.url LIKE ? ESCAPE '\\')";
+/** The account's links with a tag, from link_tags' (account_id, tag, created_at, code) index. */
+const TAGGED = 'link_tags tagged JOIN links l ON l.code = tagged.code WHERE tagged.account_id = ? AND tagged.tag = ?';
+
+/** Creating a link: nothing when its code is taken. */
+const INSERT_LINK = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
+  VALUES (?, ?, ?, 0, ?, ?, ?) ON CONFLICT ("code") DO NOTHING`;
+/**
+ * A link's tags (a JSON array), when the statement just before (INSERT_LINK, or a row of a bulk
+ * insert) inserted the link: `changes()` is what that statement changed (0 when the code was
+ * taken, and then another account's link must not get them), read once, before any tag row.
+ * The account and creation time are copied from the row.
+ */
+const INSERT_TAGS_OF_INSERTED = `INSERT INTO "link_tags" ("code", "tag", "account_id", "created_at")
+  SELECT l.code, j.value, l.account_id, l.created_at FROM "links" l, json_each(?) j
+  WHERE l.code = ? AND (SELECT changes()) = 1`;
+/** One row of a bulk insert (see `insertBatch`). */
+const BULK_ROW = '(?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX("id"), 0) FROM "click_batches"))';
+const BULK_INSERT = (rows: number) => `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at",
+    "updated_at", "expires_at", "clicks_through_batch")
+  VALUES ${Array.from({ length: rows }, () => BULK_ROW).join(', ')}
+  ON CONFLICT ("code") DO NOTHING`;
 
 /**
  * SQLite: reads on the service's read-only handle (synchronous, kept statements); inserts on the
@@ -58,6 +92,7 @@ export class SqliteLinkStore extends LinkStore {
     super();
   }
 
+  /** With tags, the link and its tags in one request: written together, or neither. */
   async insert(link: NewLink, now: Date): Promise<boolean> {
     const at = toSqliteDateTime(now);
     const params = [
@@ -68,14 +103,19 @@ export class SqliteLinkStore extends LinkStore {
       at,
       link.expiresAt ? toSqliteDateTime(link.expiresAt) : null,
     ];
-    const sql = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
-      VALUES (?, ?, ?, 0, ?, ?, ?) ON CONFLICT ("code") DO NOTHING`;
+    if (link.tags?.length) {
+      const [inserted] = await this.writeAll([
+        { sql: INSERT_LINK, params },
+        { sql: INSERT_TAGS_OF_INSERTED, params: [JSON.stringify(link.tags), link.code] },
+      ]);
+      return inserted === 1;
+    }
     try {
-      return (await this.sqlite.writer.run(sql, params)) === 1;
+      return (await this.sqlite.writer.run(INSERT_LINK, params)) === 1;
     } catch (error) {
       if (!(error instanceof SqliteWriterUnavailableError)) throw error;
     }
-    return (await this.prisma.$executeRawUnsafe(sql, ...params)) === 1;
+    return (await this.prisma.$executeRawUnsafe(INSERT_LINK, ...params)) === 1;
   }
 
   /** Multi-row VALUES of INSERT_BATCH rows per statement. */
@@ -91,24 +131,14 @@ export class SqliteLinkStore extends LinkStore {
   /**
    * One multi-row INSERT; the codes it inserted. The writer answers with a count: when it is
    * short, the rows are read back to tell ours (this call's creation time, URL and owner) from
-   * those whose code was taken.
+   * those whose code was taken. (The click log's batches so far are not these links', even when
+   * an import backdates `created_at` before them: a deleted link with the same code may be in
+   * them.) A batch with tags goes row by row instead (`insertTaggedBatch`).
    */
   private async insertBatch(batch: NewLink[], at: string): Promise<string[]> {
-    // The click log's batches so far are not these links', even when an import backdates
-    // `created_at` before them (a deleted link with the same code may be in them).
-    const sql = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at",
-        "clicks_through_batch")
-      VALUES ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX("id"), 0) FROM "click_batches"))').join(', ')}
-      ON CONFLICT ("code") DO NOTHING`;
-    const params = batch.flatMap((link) => [
-      link.code,
-      link.url,
-      link.accountId,
-      link.clicks ?? 0,
-      link.createdAt ? toSqliteDateTime(link.createdAt) : at,
-      at,
-      link.expiresAt ? toSqliteDateTime(link.expiresAt) : null,
-    ]);
+    if (batch.some((link) => link.tags?.length)) return this.insertTaggedBatch(batch, at);
+    const sql = BULK_INSERT(batch.length);
+    const params = batch.flatMap((link) => bulkRow(link, at));
     try {
       const changes = await this.sqlite.writer.run(sql, params);
       if (changes === batch.length) return batch.map((link) => link.code);
@@ -131,42 +161,120 @@ export class SqliteLinkStore extends LinkStore {
     return rows.map((row) => row.code);
   }
 
-  /** Two reads, not one transaction: a link created or deleted between them can show in one only. */
-  listForAccount(accountId: string, limit: number, offset: number): Promise<StoredLinkPage> {
+  /**
+   * A batch with tags: each link by a one-row INSERT followed by its tags' (when it has any), all
+   * in one request, so each link is written with its tags or not at all, and the rows each INSERT
+   * changed say which links were ours.
+   */
+  private async insertTaggedBatch(batch: NewLink[], at: string): Promise<string[]> {
+    const statements: WriterStatement[] = [];
+    const linkStatement: number[] = [];
+    for (const link of batch) {
+      linkStatement.push(statements.length);
+      statements.push({ sql: BULK_INSERT(1), params: bulkRow(link, at) });
+      if (link.tags?.length) {
+        statements.push({ sql: INSERT_TAGS_OF_INSERTED, params: [JSON.stringify(link.tags), link.code] });
+      }
+    }
+    const changes = await this.writeAll(statements);
+    return batch.filter((_, i) => changes[linkStatement[i]] === 1).map((link) => link.code);
+  }
+
+  /**
+   * Statements written together or not at all, on the writer's thread or, while none runs,
+   * through Prisma's connection in one transaction; the rows each changed.
+   */
+  private async writeAll(statements: WriterStatement[]): Promise<number[]> {
+    try {
+      return await this.sqlite.writer.runAll(statements);
+    } catch (error) {
+      if (!(error instanceof SqliteWriterUnavailableError)) throw error;
+    }
+    return this.prisma.$transaction(statements.map(({ sql, params }) => this.prisma.$executeRawUnsafe(sql, ...params)));
+  }
+
+  /**
+   * Two reads, not one transaction: a link created or deleted between them can show in one only.
+   * With a tag, the page's codes come from the tag's index range first (so the links skipped by
+   * the offset are not read), then their links.
+   */
+  listForAccount(accountId: string, limit: number, offset: number, tag?: string): Promise<StoredLinkPage> {
+    if (tag === undefined) {
+      const rows = this.sqlite.reader.tuples<LinkTuple>(
+        `SELECT ${LINK_COLUMNS}, ${TAGS} FROM links l WHERE l.account_id = ? ${PAGE}`,
+        accountId,
+        limit,
+        offset,
+      );
+      const counted = this.sqlite.reader.get<{ total: number }>(
+        'SELECT link_count AS total FROM accounts WHERE id = ?',
+        accountId,
+      );
+      return Promise.resolve({ links: rows.map((row) => toStoredLink(row)), total: counted?.total ?? 0 });
+    }
     const rows = this.sqlite.reader.tuples<LinkTuple>(
-      `SELECT ${LINK_COLUMNS} FROM links WHERE account_id = ? ${NEWEST_FIRST}`,
+      `SELECT ${LINK_COLUMNS}, ${TAGS} FROM (
+        SELECT code, created_at FROM link_tags WHERE account_id = ? AND tag = ?
+        ORDER BY created_at DESC, code ASC LIMIT ? OFFSET ?) page
+      JOIN links l ON l.code = page.code ORDER BY page.created_at DESC, page.code ASC`,
       accountId,
+      tag,
       limit,
       offset,
     );
     const counted = this.sqlite.reader.get<{ total: number }>(
-      'SELECT link_count AS total FROM accounts WHERE id = ?',
+      'SELECT link_count AS total FROM account_tags WHERE account_id = ? AND tag = ?',
       accountId,
+      tag,
     );
     return Promise.resolve({ links: rows.map((row) => toStoredLink(row)), total: counted?.total ?? 0 });
   }
 
   /**
-   * A search looks at every one of the account's links, so it does so once, the total riding
-   * along as a window count. SQLite's LIKE ignores ASCII case, which for the ASCII text stored is
-   * what ILIKE does on PostgreSQL.
+   * A search looks at every one of the account's links (with a tag, every link with it) once,
+   * the total riding along as a window count; the page's tags are read outside it, for its rows
+   * only. SQLite's LIKE ignores ASCII case, which for the ASCII text stored is what ILIKE does on
+   * PostgreSQL.
    */
-  searchForAccount(accountId: string, pattern: string, limit: number, offset: number): Promise<StoredLinkPage> {
+  searchForAccount(
+    accountId: string,
+    pattern: string,
+    limit: number,
+    offset: number,
+    tag?: string,
+  ): Promise<StoredLinkPage> {
+    const [from, filter] =
+      tag === undefined ? ['links l WHERE l.account_id = ?', [accountId]] : [TAGGED, [accountId, tag]];
     const rows = this.sqlite.reader.tuples<[...LinkTuple, total: number]>(
-      `SELECT ${LINK_COLUMNS}, count(*) OVER () FROM links WHERE ${SEARCH_FILTER} ${NEWEST_FIRST}`,
-      accountId,
+      `SELECT ${LINK_COLUMNS}, ${TAGS}, l.total FROM (
+        SELECT ${LINK_COLUMNS}, count(*) OVER () AS total FROM ${from} AND ${MATCHES} ${PAGE}) l
+      ${NEWEST_FIRST}`,
+      ...filter,
       pattern,
       pattern,
       limit,
       offset,
     );
-    if (rows.length > 0) return Promise.resolve({ links: rows.map((row) => toStoredLink(row)), total: rows[0][8] });
+    if (rows.length > 0) return Promise.resolve({ links: rows.map((row) => toStoredLink(row)), total: rows[0][9] });
     const counted = this.sqlite.reader.get<{ total: number }>(
-      `SELECT count(*) AS total FROM links WHERE ${SEARCH_FILTER}`,
-      accountId,
+      `SELECT count(*) AS total FROM ${from} AND ${MATCHES}`,
+      ...filter,
       pattern,
       pattern,
     );
     return Promise.resolve({ links: [], total: counted?.total ?? 0 });
   }
+}
+
+/** A link's parameters of BULK_ROW. */
+function bulkRow(link: NewLink, at: string): unknown[] {
+  return [
+    link.code,
+    link.url,
+    link.accountId,
+    link.clicks ?? 0,
+    link.createdAt ? toSqliteDateTime(link.createdAt) : at,
+    at,
+    link.expiresAt ? toSqliteDateTime(link.expiresAt) : null,
+  ];
 }

@@ -4,8 +4,11 @@ import { pipeline } from 'node:stream/promises';
 import type { LinksService } from '../links.service.js';
 import { escapeFormula } from './csv-formulas.js';
 
-/** The export's columns: what `shortlink links import` reads back. */
-export const EXPORT_COLUMNS = ['code', 'url', 'created_at', 'clicks', 'expires_at'];
+/**
+ * The export's columns: what `shortlink links import` reads back. `tags` holds a link's tags
+ * separated by single spaces (a tag has none), empty for none.
+ */
+export const EXPORT_COLUMNS = ['code', 'url', 'created_at', 'clicks', 'expires_at', 'tags'];
 
 /**
  * Writes an account's links as CSV (header row, then one link per row, oldest first), streaming
@@ -18,7 +21,7 @@ export async function exportLinksCsv(links: LinksService, accountId: string, out
     for await (const page of links.pagesForExport(accountId)) {
       for (const link of page) {
         rows++;
-        yield [link.code, link.url, link.created_at, link.clicks, link.expires_at ?? ''];
+        yield [link.code, link.url, link.created_at, link.clicks, link.expires_at ?? '', link.tags.join(' ')];
       }
     }
   }

@@ -6,7 +6,8 @@ import { unescapeFormula } from './csv-formulas.js';
 /**
  * Header names of the target URL and the code in the exports of the shorteners people move from
  * (Bitly: long_url; YOURLS: keyword, url; Shlink: shortCode, longUrl; Kutt: target), compared
- * without regard to case. Our own export's `created_at`, `clicks` and `expires_at` come along.
+ * without regard to case. Our own export's `created_at`, `clicks`, `expires_at` and `tags` come
+ * along (Shlink's `tags` too).
  */
 export const URL_COLUMNS = ['url', 'long_url', 'longurl', 'target', 'original_url'];
 export const CODE_COLUMNS = ['code', 'keyword', 'shortcode', 'short_code', 'custom_code'];
@@ -14,6 +15,11 @@ const URL_COLUMN_NAMES = 'url, long_url, longUrl, target, original_url';
 
 /** Rows per `createMany` call: one batched insert each, and the memory an import holds. */
 const IMPORT_BATCH = 1000;
+/**
+ * What separates the tags of a `tags` cell: our export's spaces, and the commas of Shlink's (and
+ * of people typing lists); neither can be part of a tag.
+ */
+const TAG_SEPARATORS = /[\s,]+/;
 /** An ISO 8601 instant as our export writes it; other shorteners' dates are left behind. */
 const EXPORTED_INSTANT = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,3})?Z$/;
 
@@ -74,7 +80,9 @@ export async function importLinksCsv(
   input.on('error', (error) => parser.destroy(error));
   input.pipe(parser);
 
-  let columns: { url: number; code: number; createdAt: number; clicks: number; expiresAt: number } | undefined;
+  let columns:
+    | { url: number; code: number; createdAt: number; clicks: number; expiresAt: number; tags: number }
+    | undefined;
   let batch: PendingRow[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
@@ -110,6 +118,7 @@ export async function importLinksCsv(
         createdAt: find(['created_at']),
         clicks: find(['clicks']),
         expiresAt: find(['expires_at']),
+        tags: find(['tags']),
       };
       continue;
     }
@@ -120,6 +129,9 @@ export async function importLinksCsv(
     if (value(columns.expiresAt) !== '') item.expires_at = value(columns.expiresAt);
     if (EXPORTED_INSTANT.test(value(columns.createdAt))) item.created_at = value(columns.createdAt);
     if (/^\d{1,10}$/.test(value(columns.clicks))) item.clicks = Number(value(columns.clicks));
+    // Tags that break the rules (or more than 10) make the row invalid, as they would a creation.
+    const tags = value(columns.tags).split(TAG_SEPARATORS).filter(Boolean);
+    if (tags.length > 0) item.tags = tags;
     batch.push({ line: info.lines, item });
     if (batch.length >= IMPORT_BATCH) await flush();
   }

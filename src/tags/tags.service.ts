@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { LoggedClicks } from '../clicks/logged-clicks.js';
+import type { TagListDto } from './dto/tag-list.dto.js';
+import { TagsRepository } from './tags.repository.js';
+
+/** The tags of an account's links, for the API (`GET /api/tags`). */
+@Injectable()
+export class TagsService {
+  constructor(
+    private readonly repository: TagsRepository,
+    private readonly loggedClicks: LoggedClicks,
+  ) {}
+
+  /**
+   * Every tag of the account's links, sorted, with how many links have it and their clicks
+   * together; on SQLite, the clicks logged and not folded into the links yet included (as each
+   * link's `clicks` includes them).
+   */
+  async list(accountId: string): Promise<TagListDto> {
+    const rows = await this.repository.accountTags(accountId, this.loggedClicks.codes());
+    const byTag = new Map(rows.tags.map((row) => [row.tag, { ...row }]));
+    for (const { link, tags } of rows.logged) {
+      const clicks = this.loggedClicks.clicksNotIn(link);
+      for (const tag of tags) {
+        const summary = byTag.get(tag);
+        if (summary) summary.clicks += clicks;
+      }
+    }
+    return { data: [...byTag.values()].sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0)) };
+  }
+}
