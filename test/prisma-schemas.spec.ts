@@ -37,8 +37,12 @@ describe('prisma schemas', () => {
       'model ClickBatch',
       'model LinkDailyClicks',
       'model LinkDailyReferrer',
+      'model LinkDailyLabel',
       'model Session',
       'model IdempotencyRecord',
+      'model WebhookEndpoint',
+      'model WebhookMessage',
+      'model WebhookClickTally',
     ]);
     // The one line by design on PostgreSQL alone: the search's trigram index (pg_trgm), which
     // SQLite has no equivalent of that Prisma Migrate accepts.
