@@ -20,6 +20,7 @@ import { ScaleOutModule } from './scale-out/scale-out.module.js';
 import { TokensModule } from './auth/tokens.module.js';
 import { loggerOptions } from './logging/logger.options.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
 
 @Module({})
 export class AppModule {
@@ -40,6 +41,7 @@ export class AppModule {
         HealthModule,
         LinksModule,
         QuickShortenModule,
+        WebhooksModule,
         // The pages, each with its feature.
         SignInModule,
         LinksPagesModule,

@@ -128,6 +128,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       'click_batches',
       'idempotency_records',
       'link_daily_clicks',
+      'link_daily_labels',
       'link_daily_referrers',
       'links',
       'passkeys',
@@ -135,6 +136,9 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       'sessions',
       'sign_in_challenges',
       ...(kind === 'sqlite' ? ['sqlite_sequence'] : []),
+      'webhook_click_tallies',
+      'webhook_endpoints',
+      'webhook_messages',
     ];
     const appliedMigrations = async (t: Target) =>
       (

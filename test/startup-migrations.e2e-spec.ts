@@ -73,6 +73,7 @@ describe('prepareDatabase', () => {
           'click_batches',
           'idempotency_records',
           'link_daily_clicks',
+          'link_daily_labels',
           'link_daily_referrers',
           'links',
           'passkeys',
@@ -80,6 +81,9 @@ describe('prepareDatabase', () => {
           'sessions',
           'sign_in_challenges',
           'sqlite_sequence',
+          'webhook_click_tallies',
+          'webhook_endpoints',
+          'webhook_messages',
         ],
         migrations: committedMigrations('sqlite'),
       });
@@ -147,12 +151,16 @@ describe('prepareDatabase', () => {
         'click_batches',
         'idempotency_records',
         'link_daily_clicks',
+        'link_daily_labels',
         'link_daily_referrers',
         'links',
         'passkeys',
         'recovery_codes',
         'sessions',
         'sign_in_challenges',
+        'webhook_click_tallies',
+        'webhook_endpoints',
+        'webhook_messages',
       ]);
 
       messages.length = 0;

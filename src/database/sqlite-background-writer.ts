@@ -1,7 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { Worker } from 'node:worker_threads';
 import { DatabaseUnavailableError } from './database-unavailable.js';
-import type { WriterOptions, WriterReply, WriterRequestBody, WriterTask } from './sqlite-writer-protocol.js';
+import type {
+  WriterOptions,
+  WriterReply,
+  WriterRequestBody,
+  WriterStatement,
+  WriterTask,
+} from './sqlite-writer-protocol.js';
 
 /** After an unexpected exit or a failed start, the next start is tried no sooner than this. */
 const RESTART_DELAY_MS = 1000;
@@ -42,10 +48,11 @@ function threadExecArgv(): string[] {
   return loaders;
 }
 
-/** What a statement did: rows changed, and the rowid of the last row it inserted. */
+/** What a statement did: rows changed, and the rowid of the last row it inserted (a query: its rows). */
 interface RunResult {
   changes: number;
   lastInsertRowid: number;
+  rows?: unknown[];
 }
 
 interface PendingRequest {
@@ -115,6 +122,22 @@ export class SqliteBackgroundWriter {
    */
   async run(sql: string, params: unknown[]): Promise<number> {
     return (await this.runReturningRowid(sql, params)).changes;
+  }
+
+  /**
+   * Runs `sql`, then the statements of `then`, in one transaction (all of them or none); resolves
+   * once committed with the number of rows the first one changed.
+   */
+  async runWith(sql: string, params: unknown[], then: WriterStatement[]): Promise<number> {
+    await this.ensureStarted();
+    // Without follow-up statements, exactly a `run` (no savepoint of its own in a group).
+    return (await this.request({ type: 'run', sql, params, ...(then.length > 0 ? { then } : {}) })).changes;
+  }
+
+  /** Runs one statement that returns rows (`UPDATE … RETURNING …`) and resolves with them once committed. */
+  async query<Row>(sql: string, params: unknown[]): Promise<Row[]> {
+    await this.ensureStarted();
+    return ((await this.request({ type: 'query', sql, params })).rows ?? []) as Row[];
   }
 
   /** `run`, also resolving with the rowid of the row the statement inserted. */
@@ -230,7 +253,11 @@ export class SqliteBackgroundWriter {
   private onReply(reply: WriterReply): void {
     switch (reply.type) {
       case 'done':
-        this.settle(reply.id)?.resolve({ changes: reply.changes, lastInsertRowid: reply.lastInsertRowid });
+        this.settle(reply.id)?.resolve({
+          changes: reply.changes,
+          lastInsertRowid: reply.lastInsertRowid,
+          rows: reply.rows,
+        });
         break;
       case 'failed': {
         const error = new SqliteWriteError(reply.message, reply.code);

@@ -35,11 +35,15 @@ function statement(sql: string): Database.Statement {
 }
 
 /**
- * Statements of one `run` request each, committed together (see `drain`). Called inside the
- * group's transaction, better-sqlite3 wraps each in a SAVEPOINT: a statement that fails is
- * undone alone and the others stay.
+ * One `run` request: its statement and those of its `then`, all or none. Called inside the
+ * group's transaction (see `drain`), better-sqlite3 wraps each request in a SAVEPOINT: a request
+ * that fails is undone alone and the others stay; called alone, it is a transaction of its own.
  */
-const runInGroup = db.transaction((request: RunRequest) => statement(request.sql).run(...request.params));
+const runInGroup = db.transaction((request: RunRequest) => {
+  const result = statement(request.sql).run(...request.params);
+  for (const next of request.then ?? []) statement(next.sql).run(...next.params);
+  return result;
+});
 
 /** Requests received and not answered yet, in arrival order. */
 const received: WriterRequest[] = [];
@@ -135,8 +139,13 @@ function handle(request: WriterRequest): void {
     let result: Database.RunResult | undefined;
     switch (request.type) {
       case 'run':
-        result = statement(request.sql).run(...request.params);
+        result = request.then ? runInGroup(request) : statement(request.sql).run(...request.params);
         break;
+      case 'query': {
+        const rows = statement(request.sql).all(...request.params);
+        reply({ type: 'done', id: request.id, changes: rows.length, lastInsertRowid: 0, rows });
+        return;
+      }
       case 'task':
         // Asynchronous: it answers for itself.
         runTask(request).then(

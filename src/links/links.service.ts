@@ -15,6 +15,7 @@ import { couldBeCode, customCodeProblem, generateCode } from './short-code.js';
 import { parseExpiresAt } from './link-expiry.js';
 import { qrCodeSvg } from './qr-code.js';
 import { normalizeTargetUrl } from './target-url.js';
+import { WebhookSubscriptions } from '../webhooks/outbox/webhook-subscriptions.js';
 
 /** A bulk item's failure as a problem; anything else is a fault, not the item's doing. */
 function asApiError(error: unknown): ApiError {
@@ -89,7 +90,16 @@ export class LinksService {
     private readonly links: LinksRepository,
     private readonly cache: LinkCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly webhooks: WebhookSubscriptions,
   ) {}
+
+  /**
+   * What a change of the account's links tells its webhooks (the link resource, as the API
+   * answers it), or undefined when no endpoint of the account receives `event` (one cache lookup).
+   */
+  private linkEvent(accountId: string | null | undefined, event: 'link.created' | 'link.updated') {
+    return this.webhooks.outboxEvent(accountId, event, (record: LinkRecord) => this.toDto(record));
+  }
 
   private readonly bulkTurns = pLimit(BULK_CALLS_AT_ONCE);
 
@@ -99,13 +109,17 @@ export class LinksService {
    */
   async create(accountId: string | undefined, input: CreateLinkInput): Promise<LinkDto> {
     const { url, customCode, expiresAt } = this.checkCreation(accountId, input, new Date());
+    const event = await this.linkEvent(accountId, 'link.created');
 
     let created: LinkRecord | null;
     if (customCode !== undefined) {
-      created = await this.links.insertIfCodeFree({ code: customCode, url, accountId: accountId ?? null, expiresAt });
+      created = await this.links.insertIfCodeFree(
+        { code: customCode, url, accountId: accountId ?? null, expiresAt },
+        event,
+      );
       if (!created) throw ApiError.codeTaken(customCode);
     } else {
-      created = await this.insertWithGeneratedCode(url, accountId ?? null, expiresAt);
+      created = await this.insertWithGeneratedCode(url, accountId ?? null, expiresAt, event);
     }
     // A code may have been cached on another instance before a delete; creation starts afresh.
     await this.cache.invalidate(created.code);
@@ -164,6 +178,7 @@ export class LinksService {
       }
     });
 
+    const event = pending.length > 0 ? await this.linkEvent(accountId, 'link.created') : undefined;
     for (let attempt = 0; pending.length > 0; attempt++) {
       const inserted = await this.links.insertManyIfCodesFree(
         pending.map(({ creation, code }) => ({
@@ -174,6 +189,7 @@ export class LinksService {
           createdAt: creation.createdAt,
           clicks: creation.clicks,
         })),
+        event,
       );
       const byCode = new Map(inserted.map((record) => [record.code, record]));
       const retry: typeof pending = [];
@@ -221,7 +237,8 @@ export class LinksService {
     }
     const url = input.url === undefined ? undefined : normalizeTargetUrl(input.url, this.config.shortBaseUrl);
     const expiresAt = parseExpiresAt(input.expires_at, new Date());
-    const link = await this.links.updateForAccount(code, accountId, { url, expiresAt });
+    const event = await this.linkEvent(accountId, 'link.updated');
+    const link = await this.links.updateForAccount(code, accountId, { url, expiresAt }, event);
     if (!link) throw ApiError.notFound();
     // Before answering: once the client sees 200, no redirect may use the old target or expiry.
     await this.cache.invalidate(code);
@@ -235,7 +252,10 @@ export class LinksService {
   }
 
   async remove(accountId: string, code: string): Promise<void> {
-    const deleted = couldBeCode(code) && (await this.links.deleteForAccount(code, accountId));
+    const event = await this.webhooks.outboxEvent(accountId, 'link.deleted', (link: { code: string }) => ({
+      code: link.code,
+    }));
+    const deleted = couldBeCode(code) && (await this.links.deleteForAccount(code, accountId, event));
     if (!deleted) throw ApiError.notFound();
     await this.cache.invalidate(code);
   }
@@ -294,9 +314,10 @@ export class LinksService {
     url: string,
     accountId: string | null,
     expiresAt: Date | null,
+    event: Awaited<ReturnType<LinksService['linkEvent']>>,
   ): Promise<LinkRecord> {
     for (let attempt = 0; attempt < GENERATED_CODE_ATTEMPTS; attempt++) {
-      const created = await this.links.insertIfCodeFree({ code: generateCode(), url, accountId, expiresAt });
+      const created = await this.links.insertIfCodeFree({ code: generateCode(), url, accountId, expiresAt }, event);
       if (created) return created;
     }
     throw new Error(`No free code found in ${GENERATED_CODE_ATTEMPTS} attempts`);

@@ -1,4 +1,11 @@
 import type { PostgresPool } from '../../database/postgres-pools.js';
+import {
+  MESSAGE_COLUMNS,
+  POSTGRES_NEW_MESSAGE_ID,
+  POSTGRES_NEW_UUID,
+  type OutboxMessages,
+} from '../../webhooks/outbox/outbox-messages.js';
+import { eventPattern } from '../../webhooks/webhook-events.js';
 import { LinkStore, type NewLink, type StoredLink, type StoredLinkPage } from './link-store.js';
 
 /** A `links` row as the list queries select it (LINK_COLUMNS), times as epoch milliseconds. */
@@ -48,7 +55,8 @@ export class PostgresLinkStore extends LinkStore {
     super();
   }
 
-  async insert(link: NewLink, now: Date): Promise<boolean> {
+  async insert(link: NewLink, now: Date, messages?: OutboxMessages): Promise<boolean> {
+    if (messages) return this.insertWithMessages(link, now, messages);
     const { rowCount } = await this.pool.query({
       name: 'insert-link',
       text: `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
@@ -58,16 +66,63 @@ export class PostgresLinkStore extends LinkStore {
     return rowCount === 1;
   }
 
-  /** One statement whatever the number of links: every column as an array (`unnest`). */
-  async insertMany(links: NewLink[], now: Date): Promise<Set<string>> {
+  /**
+   * The link and its webhook messages in one statement (so one transaction): the messages are
+   * written only when the link was, to every enabled endpoint of the account subscribed to the
+   * event, read by the same statement.
+   */
+  private async insertWithMessages(link: NewLink, now: Date, messages: OutboxMessages): Promise<boolean> {
+    const { rows } = await this.pool.query<{ inserted: number }>({
+      name: 'insert-link-with-messages',
+      text: `WITH link AS (
+          INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
+          VALUES ($1, $2, $3, 0, $4, $4, $5) ON CONFLICT ("code") DO NOTHING RETURNING "code"
+        ), messages AS (
+          INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
+          SELECT ${POSTGRES_NEW_UUID}, e.id, ${POSTGRES_NEW_MESSAGE_ID}, $6, $7, 'pending', 0, $4, $4
+          FROM link, "webhook_endpoints" e
+          WHERE e.account_id = $8 AND e.disabled_at IS NULL AND e.events LIKE $9
+        )
+        SELECT count(*)::int AS inserted FROM link`,
+      values: [
+        link.code,
+        link.url,
+        link.accountId,
+        now.toISOString(),
+        link.expiresAt?.toISOString() ?? null,
+        messages.event,
+        messages.bodies.get(link.code) ?? null,
+        messages.accountId,
+        eventPattern(messages.event),
+      ],
+    });
+    return rows[0]?.inserted === 1;
+  }
+
+  /**
+   * One statement whatever the number of links: every column as an array (`unnest`); with
+   * `messages`, the messages of the links it inserted in the same statement.
+   */
+  async insertMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<Set<string>> {
     if (links.length === 0) return new Set();
-    const { rows } = await this.pool.query<{ code: string }>({
-      name: 'insert-links',
-      text: `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
+    const insert = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
         SELECT code, url, account_id, COALESCE(clicks, 0), COALESCE(created_at, $7), $7, expires_at
         FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamp(3)[], $5::timestamp(3)[], $6::int[])
           AS t(code, url, account_id, expires_at, created_at, clicks)
-        ON CONFLICT ("code") DO NOTHING RETURNING "code"`,
+        ON CONFLICT ("code") DO NOTHING RETURNING "code"`;
+    const { rows } = await this.pool.query<{ code: string }>({
+      name: messages ? 'insert-links-with-messages' : 'insert-links',
+      text: messages
+        ? `WITH inserted AS (${insert}), messages AS (
+            INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
+            SELECT ${POSTGRES_NEW_UUID}, e.id, ${POSTGRES_NEW_MESSAGE_ID}, $8, b.body, 'pending', 0, $7, $7
+            FROM inserted i
+            JOIN unnest($9::text[], $10::text[]) AS b(code, body) ON b.code = i.code
+            CROSS JOIN "webhook_endpoints" e
+            WHERE e.account_id = $11 AND e.disabled_at IS NULL AND e.events LIKE $12
+          )
+          SELECT code FROM inserted`
+        : insert,
       values: [
         links.map((link) => link.code),
         links.map((link) => link.url),
@@ -76,6 +131,15 @@ export class PostgresLinkStore extends LinkStore {
         links.map((link) => link.createdAt?.toISOString() ?? null),
         links.map((link) => link.clicks ?? null),
         now.toISOString(),
+        ...(messages
+          ? [
+              messages.event,
+              [...messages.bodies.keys()],
+              [...messages.bodies.values()],
+              messages.accountId,
+              eventPattern(messages.event),
+            ]
+          : []),
       ],
     });
     return new Set(rows.map((row) => row.code));

@@ -1,6 +1,14 @@
 import type { PrismaService } from '../../database/prisma.service.js';
 import { SqliteWriterUnavailableError, toSqliteDateTime } from '../../database/sqlite-background-writer.js';
 import type { SqliteConnections } from '../../database/sqlite-connections.js';
+import type { WriterStatement } from '../../database/sqlite-writer-protocol.js';
+import {
+  MESSAGE_COLUMNS,
+  SQLITE_NEW_MESSAGE_ID,
+  SQLITE_NEW_UUID,
+  type OutboxMessages,
+} from '../../webhooks/outbox/outbox-messages.js';
+import { eventPattern } from '../../webhooks/webhook-events.js';
 import { LinkStore, type NewLink, type StoredLink, type StoredLinkPage } from './link-store.js';
 
 /**
@@ -39,6 +47,30 @@ function toStoredLink([code, url, accountId, clicks, clicksThroughBatch, created
 /** Rows per multi-row INSERT: 7 parameters each, far below SQLite's 32,766-variable limit. */
 const INSERT_BATCH = 500;
 
+/**
+ * The webhook messages of links just inserted, run right after their INSERT in its transaction:
+ * for each [code, url, body] of the JSON array whose row is the one this call wrote (its URL and
+ * owner, updated at this call's time: a code that was taken keeps its own row, so gets no
+ * message), one message to every enabled endpoint of the account subscribed to the event.
+ */
+const INSERT_MESSAGES = `INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
+  SELECT ${SQLITE_NEW_UUID}, e.id, ${SQLITE_NEW_MESSAGE_ID}, ?, json_extract(m.value, '$[2]'), 'pending', 0, ?, ?
+  FROM json_each(?) AS m
+  JOIN "links" AS l ON l.code = json_extract(m.value, '$[0]') AND l.url = json_extract(m.value, '$[1]')
+    AND l.account_id = ? AND l.updated_at = ?
+  JOIN "webhook_endpoints" AS e ON e.account_id = l.account_id AND e.disabled_at IS NULL AND e.events LIKE ?`;
+
+function messagesStatement(links: NewLink[], at: string, messages: OutboxMessages): WriterStatement {
+  const entries = links.flatMap((link) => {
+    const body = messages.bodies.get(link.code);
+    return body === undefined ? [] : [[link.code, link.url, body]];
+  });
+  return {
+    sql: INSERT_MESSAGES,
+    params: [messages.event, at, at, JSON.stringify(entries), messages.accountId, at, eventPattern(messages.event)],
+  };
+}
+
 const LINK_COLUMNS = 'code, url, account_id, clicks, clicks_through_batch, created_at, updated_at, expires_at';
 const NEWEST_FIRST = 'ORDER BY created_at DESC, code ASC LIMIT ? OFFSET ?';
 const SEARCH_FILTER = "account_id = ? AND (code LIKE ? ESCAPE '\\' OR url LIKE ? ESCAPE '\\')";
@@ -58,7 +90,7 @@ export class SqliteLinkStore extends LinkStore {
     super();
   }
 
-  async insert(link: NewLink, now: Date): Promise<boolean> {
+  async insert(link: NewLink, now: Date, messages?: OutboxMessages): Promise<boolean> {
     const at = toSqliteDateTime(now);
     const params = [
       link.code,
@@ -70,20 +102,26 @@ export class SqliteLinkStore extends LinkStore {
     ];
     const sql = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
       VALUES (?, ?, ?, 0, ?, ?, ?) ON CONFLICT ("code") DO NOTHING`;
+    const then = messages ? [messagesStatement([link], at, messages)] : [];
     try {
-      return (await this.sqlite.writer.run(sql, params)) === 1;
+      return (await this.sqlite.writer.runWith(sql, params, then)) === 1;
     } catch (error) {
       if (!(error instanceof SqliteWriterUnavailableError)) throw error;
     }
-    return (await this.prisma.$executeRawUnsafe(sql, ...params)) === 1;
+    const [changes] = await this.prisma.$transaction([
+      this.prisma.$executeRawUnsafe(sql, ...params),
+      ...then.map((next) => this.prisma.$executeRawUnsafe(next.sql, ...next.params)),
+    ]);
+    return changes === 1;
   }
 
   /** Multi-row VALUES of INSERT_BATCH rows per statement. */
-  async insertMany(links: NewLink[], now: Date): Promise<Set<string>> {
+  async insertMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<Set<string>> {
     const at = toSqliteDateTime(now);
     const inserted = new Set<string>();
     for (let start = 0; start < links.length; start += INSERT_BATCH) {
-      for (const code of await this.insertBatch(links.slice(start, start + INSERT_BATCH), at)) inserted.add(code);
+      const batch = links.slice(start, start + INSERT_BATCH);
+      for (const code of await this.insertBatch(batch, at, messages)) inserted.add(code);
     }
     return inserted;
   }
@@ -93,7 +131,7 @@ export class SqliteLinkStore extends LinkStore {
    * short, the rows are read back to tell ours (this call's creation time, URL and owner) from
    * those whose code was taken.
    */
-  private async insertBatch(batch: NewLink[], at: string): Promise<string[]> {
+  private async insertBatch(batch: NewLink[], at: string, messages?: OutboxMessages): Promise<string[]> {
     // The click log's batches so far are not these links', even when an import backdates
     // `created_at` before them (a deleted link with the same code may be in them).
     const sql = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at",
@@ -109,8 +147,9 @@ export class SqliteLinkStore extends LinkStore {
       at,
       link.expiresAt ? toSqliteDateTime(link.expiresAt) : null,
     ]);
+    const then = messages ? [messagesStatement(batch, at, messages)] : [];
     try {
-      const changes = await this.sqlite.writer.run(sql, params);
+      const changes = await this.sqlite.writer.runWith(sql, params, then);
       if (changes === batch.length) return batch.map((link) => link.code);
       const stored = this.sqlite.reader.all<{ code: string; url: string; accountId: string | null; updatedAt: string }>(
         `SELECT code, url, account_id AS accountId, updated_at AS updatedAt FROM links
@@ -127,8 +166,11 @@ export class SqliteLinkStore extends LinkStore {
     } catch (error) {
       if (!(error instanceof SqliteWriterUnavailableError)) throw error;
     }
-    const rows = await this.prisma.$queryRawUnsafe<Array<{ code: string }>>(`${sql} RETURNING "code"`, ...params);
-    return rows.map((row) => row.code);
+    const [rows] = await this.prisma.$transaction([
+      this.prisma.$queryRawUnsafe<Array<{ code: string }>>(`${sql} RETURNING "code"`, ...params),
+      ...then.map((next) => this.prisma.$executeRawUnsafe(next.sql, ...next.params)),
+    ]);
+    return (rows as Array<{ code: string }>).map((row) => row.code);
   }
 
   /** Two reads, not one transaction: a link created or deleted between them can show in one only. */
