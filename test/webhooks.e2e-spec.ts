@@ -1,4 +1,5 @@
 import { PrismaService } from '../src/database/prisma.service.js';
+import { ServiceCounters } from '../src/metrics/service-counters.js';
 import { eventually } from './support/eventually.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -555,6 +556,8 @@ describe('delivery', () => {
 
   it('fails a message after the first attempt and one retry per WEBHOOK_RETRY_SCHEDULE entry', async () => {
     receiver.behaviour = (request, response) => response.writeHead(request.url === '/broken' ? 503 : 200).end();
+    const counters = testApp.app.get(ServiceCounters);
+    const [retriedBefore, failedBefore] = [counters.webhooksRetried, counters.webhooksFailed];
     const { webhook } = await sendTest('/broken');
 
     await eventually(
@@ -569,6 +572,9 @@ describe('delivery', () => {
     );
     expect(receiver.at('/broken')).toHaveLength(4);
     expect(new Set(receiver.at('/broken').map((m) => m.headers['webhook-id'])).size).toBe(1);
+    // shortlink_webhook_deliveries_total{result="retried"|"failed"}
+    expect(counters.webhooksRetried - retriedBefore).toBeGreaterThanOrEqual(3);
+    expect(counters.webhooksFailed - failedBefore).toBeGreaterThanOrEqual(1);
   });
 
   it('does not follow a redirect: a 302 is a failed attempt', async () => {
@@ -667,5 +673,57 @@ describe('delivery', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(receiver.at('/dead')).toHaveLength(1);
+  });
+});
+
+describe('a restart with 1,000 messages pending', () => {
+  it('loses none: the next instance on the database delivers each once, within 10 seconds', async () => {
+    const { createTestDatabase } = await import('./support/test-database.js');
+    const database = await createTestDatabase();
+    const hook = await WebhookReceiver.start();
+    try {
+      // The first instance's receiver takes the messages and never answers: its attempts are under
+      // way when it stops, and cut off (then released) by the shutdown.
+      hook.behaviour = () => undefined;
+      const first = await startTestApp(TEST_RIG, database);
+      const account = await createAccountWithToken(first);
+      const webhook = await addWebhook(account, { url: hook.url('/restart'), events: ['link.created'] }, first);
+      const bulk = await first.request('/api/links/bulk', {
+        method: 'POST',
+        headers: account.apiKey,
+        json: { links: Array.from({ length: 1000 }, (_, i) => ({ url: `https://example.com/r/${i}` })) },
+      });
+      expect(bulk.status).toBe(200);
+      await eventually(() => Promise.resolve(expect(hook.received.length).toBeGreaterThan(0)));
+      await first.close();
+
+      const answered = new Map<string, number>();
+      hook.behaviour = (_request, response, message) => {
+        const id = String(message.headers['webhook-id']);
+        answered.set(id, (answered.get(id) ?? 0) + 1);
+        response.end('ok');
+      };
+      const started = Date.now();
+      const second = await startTestApp(TEST_RIG, database);
+      try {
+        await eventually(() => Promise.resolve(expect(answered.size).toBe(1000)), 10_000);
+        expect(Date.now() - started).toBeLessThan(10_000);
+        expect([...answered.values()].every((times) => times === 1)).toBe(true);
+        const sample = hook.received[hook.received.length - 1];
+        expect(verifyMessage(webhook.secret!, sample)).toMatchObject({ type: 'link.created' });
+        await eventually(async () => {
+          const counts = await second.app.get(PrismaService).webhookMessage.groupBy({
+            by: ['status'],
+            _count: { _all: true },
+          });
+          expect(counts).toEqual([{ status: 'delivered', _count: { _all: 1000 } }]);
+        });
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await hook.close();
+      await database.drop();
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.tokens.js';
+import { ServiceCounters } from '../../metrics/service-counters.js';
 import { OutboxSignal } from '../outbox/outbox-signal.js';
 import { WebhookMessageStore, type ClaimedMessage } from './webhook-message-store.js';
 import { WebhookSender } from './webhook-sender.js';
@@ -55,6 +56,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     private readonly store: WebhookMessageStore,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     signal: OutboxSignal,
+    private readonly counters: ServiceCounters,
   ) {
     this.sender = new WebhookSender(config.webhooks.timeoutMs, config.webhooks.allowPrivate, this.cutOff.signal);
     signal.listen(() => this.wake());
@@ -97,6 +99,9 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   get attemptsInFlight(): number {
     return this.inFlight.size;
   }
+
+  /** Attempts this instance has made (and recorded) since it started. */
+  attemptsMade = 0;
 
   private async run(): Promise<void> {
     while (this.running) {
@@ -165,9 +170,13 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       });
       return;
     }
+    this.attemptsMade++;
     const at = new Date();
     const schedule = this.config.webhooks.retryScheduleSeconds;
     const delay = outcome.delivered ? undefined : schedule[message.attempts];
+    if (outcome.delivered) this.counters.webhooksDelivered++;
+    else if (delay === undefined) this.counters.webhooksFailed++;
+    else this.counters.webhooksRetried++;
     if (!outcome.delivered) {
       this.logger.log(
         `Webhook message ${message.messageId} to ${message.url}: attempt ${message.attempts + 1} failed (${outcome.reason})` +
