@@ -13,7 +13,11 @@ const TEST_RIG = {
   WEBHOOK_ALLOW_PRIVATE: 'true',
   WEBHOOK_RETRY_SCHEDULE: '1,1,1',
   WEBHOOK_TIMEOUT_MS: '1000',
+  WEBHOOK_CLICK_INTERVAL_SECONDS: '1',
+  CLICK_FLUSH_INTERVAL_MS: '100',
 };
+const BROWSER =
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';
 
 interface Webhook {
   id: string;
@@ -673,6 +677,68 @@ describe('delivery', () => {
     });
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(receiver.at('/dead')).toHaveLength(1);
+  });
+});
+
+describe('link.clicked', () => {
+  it("summarises a link's clicks, bots apart, at most once per WEBHOOK_CLICK_INTERVAL_SECONDS", async () => {
+    const owner = await createAccountWithToken(testApp);
+    const webhook = await addWebhook(owner, { url: receiver.url('/clicks'), events: ['link.clicked'] });
+    const created = await testApp.request('/api/links', {
+      method: 'POST',
+      headers: owner.apiKey,
+      json: { url: 'https://example.com/clicked', custom_code: 'wh-clicked' },
+    });
+    expect(created.status).toBe(201);
+    await testApp.request('/api/links', {
+      method: 'POST',
+      headers: owner.apiKey,
+      json: { url: 'https://example.com/quiet', custom_code: 'wh-quiet' },
+    });
+
+    const follow = (headers: Record<string, string> = {}) => testApp.request('/wh-clicked', { headers });
+    await Promise.all([follow({ 'user-agent': BROWSER }), follow({ 'user-agent': BROWSER }), follow()]);
+
+    const [first] = await receivedAt('/clicks', 1);
+    const summary = verifyMessage(webhook.secret!, first) as ReceivedMessage['json'];
+    expect(summary).toEqual({
+      type: 'link.clicked',
+      timestamp: expect.stringMatching(ISO_DATE),
+      data: {
+        code: 'wh-clicked',
+        clicks: 3,
+        bots: 1,
+        from: expect.stringMatching(ISO_DATE),
+        to: summary.timestamp,
+      },
+    });
+    expect(Date.parse(summary.data.from as string)).toBeLessThan(Date.parse(summary.data.to as string));
+
+    await Promise.all([follow({ 'user-agent': BROWSER }), follow({ 'user-agent': BROWSER })]);
+    const [, second] = await receivedAt('/clicks', 2);
+    const next = verifyMessage(webhook.secret!, second) as ReceivedMessage['json'];
+    expect(next.data).toMatchObject({ code: 'wh-clicked', clicks: 2, bots: 0, from: summary.data.to });
+    expect(Date.parse(next.timestamp) - Date.parse(summary.timestamp)).toBeGreaterThanOrEqual(1000);
+
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(receiver.at('/clicks')).toHaveLength(2);
+    expect(receiver.at('/clicks').map((message) => message.json.data.code)).not.toContain('wh-quiet');
+  });
+
+  it('keeps no tally for an account whose endpoints do not receive link.clicked', async () => {
+    const owner = await createAccountWithToken(testApp);
+    await addWebhook(owner, { url: receiver.url('/no-clicks'), events: ['link.created'] });
+    await testApp.request('/api/links', {
+      method: 'POST',
+      headers: owner.apiKey,
+      json: { url: 'https://example.com/unwatched', custom_code: 'wh-unwatched' },
+    });
+
+    await testApp.request('/wh-unwatched', { headers: { 'user-agent': BROWSER } });
+
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await testApp.app.get(PrismaService).webhookClickTally.count({ where: { code: 'wh-unwatched' } })).toBe(0);
+    expect(receiver.at('/no-clicks').map((message) => message.json.type)).toEqual(['link.created']);
   });
 });
 

@@ -14,6 +14,9 @@ const CACHED_ACCOUNTS = 10_000;
  */
 export const SUBSCRIPTIONS_TTL_MS = 5_000;
 
+/** The key of the events of every account's endpoints together. */
+const ANY_ACCOUNT = '*';
+
 interface CachedSubscriptions {
   events: ReadonlySet<WebhookEvent>;
   readAt: number;
@@ -62,5 +65,26 @@ export class WebhookSubscriptions {
   /** Drops what is known of the account: its endpoints changed. */
   forget(accountId: string): void {
     this.cache.delete(accountId);
+    this.anywhere.delete(ANY_ACCOUNT);
+  }
+
+  private readonly anywhere = new Map<string, CachedSubscriptions>();
+
+  /**
+   * Whether any enabled endpoint of any account receives `event` (cached as an account's
+   * events are): what the click flush asks before it does anything for `link.clicked`.
+   */
+  async anyReceives(event: WebhookEvent): Promise<boolean> {
+    const cached = this.anywhere.get(ANY_ACCOUNT);
+    const now = Date.now();
+    if (cached && now - cached.readAt < SUBSCRIPTIONS_TTL_MS) return cached.events.has(event);
+    const endpoints = await this.prisma.webhookEndpoint.findMany({
+      where: { disabledAt: null },
+      select: { events: true },
+      distinct: ['events'],
+    });
+    const events = new Set(endpoints.flatMap((endpoint) => parseStoredEvents(endpoint.events)));
+    this.anywhere.set(ANY_ACCOUNT, { events, readAt: now });
+    return events.has(event);
   }
 }
