@@ -21,6 +21,7 @@ import { TokensModule } from './auth/tokens.module.js';
 import { loggerOptions } from './logging/logger.options.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { WebhooksPagesModule } from './webhooks/pages/webhooks-pages.module.js';
 
 @Module({})
 export class AppModule {
@@ -47,6 +48,7 @@ export class AppModule {
         LinksPagesModule,
         ClicksPagesModule,
         TokensPagesModule,
+        WebhooksPagesModule,
         AccountPagesModule,
         RedirectModule,
         ScaleOutModule,

@@ -74,8 +74,13 @@ export class WebhooksService {
    */
   async create(accountId: string, input: CreateWebhookInput): Promise<CreatedWebhookDto> {
     const url = normalizeWebhookUrl(input.url);
+    // Left out: every event; an empty choice (a form with no box ticked) is a mistake.
+    if (input.events !== undefined && input.events.length === 0) {
+      const message = 'events must name at least one event';
+      throw ApiError.validationFailed('Choose at least one event', [{ field: 'events', message }]);
+    }
     if (!this.config.webhooks.allowPrivate) await checkDestination(url, this.resolver);
-    const events = input.events && input.events.length > 0 ? [...new Set(input.events)] : [...WEBHOOK_EVENTS];
+    const events = input.events ? [...new Set(input.events)] : [...WEBHOOK_EVENTS];
     // In the catalogue's order, whatever order they came in.
     const ordered = WEBHOOK_EVENTS.filter((event) => events.includes(event));
     const secret = newSigningSecret();
