@@ -52,22 +52,39 @@ const INSERT_BATCH = 500;
  * for each [code, url, body] of the JSON array whose row is the one this call wrote (its URL and
  * owner, updated at this call's time: a code that was taken keeps its own row, so gets no
  * message), one message to every enabled endpoint of the account subscribed to the event.
+ * CROSS JOIN keeps the join order: left to itself, SQLite's planner read every link of the
+ * account through its (account_id, …) index, a cost growing with the account.
  */
 const INSERT_MESSAGES = `INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
   SELECT ${SQLITE_NEW_UUID}, e.id, ${SQLITE_NEW_MESSAGE_ID}, ?, json_extract(m.value, '$[2]'), 'pending', 0, ?, ?
   FROM json_each(?) AS m
-  JOIN "links" AS l ON l.code = json_extract(m.value, '$[0]') AND l.url = json_extract(m.value, '$[1]')
+  CROSS JOIN "links" AS l ON l.code = json_extract(m.value, '$[0]') AND l.url = json_extract(m.value, '$[1]')
     AND l.account_id = ? AND l.updated_at = ?
-  JOIN "webhook_endpoints" AS e ON e.account_id = l.account_id AND e.disabled_at IS NULL AND e.events LIKE ?`;
+  CROSS JOIN "webhook_endpoints" AS e ON e.account_id = l.account_id AND e.disabled_at IS NULL AND e.events LIKE ?`;
 
+/**
+ * The messages of one link just inserted: the INSERT just before it must have written its row
+ * (`changes()` is that statement's count), so no lookup of the row is needed.
+ */
+const INSERT_ONE_MESSAGE = `INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
+  SELECT ${SQLITE_NEW_UUID}, e.id, ${SQLITE_NEW_MESSAGE_ID}, ?, ?, 'pending', 0, ?, ?
+  FROM "webhook_endpoints" AS e
+  WHERE e.account_id = ? AND e.disabled_at IS NULL AND e.events LIKE ? AND changes() = 1`;
+
+/** The statement that writes the messages of `links`, run right after their INSERT. */
 function messagesStatement(links: NewLink[], at: string, messages: OutboxMessages): WriterStatement {
+  const pattern = eventPattern(messages.event);
+  if (links.length === 1) {
+    const body = messages.bodies.get(links[0].code) ?? null;
+    return { sql: INSERT_ONE_MESSAGE, params: [messages.event, body, at, at, messages.accountId, pattern] };
+  }
   const entries = links.flatMap((link) => {
     const body = messages.bodies.get(link.code);
     return body === undefined ? [] : [[link.code, link.url, body]];
   });
   return {
     sql: INSERT_MESSAGES,
-    params: [messages.event, at, at, JSON.stringify(entries), messages.accountId, at, eventPattern(messages.event)],
+    params: [messages.event, at, at, JSON.stringify(entries), messages.accountId, at, pattern],
   };
 }
 

@@ -56,7 +56,12 @@ export class PostgresWebhookMessageStore extends WebhookMessageStore {
     return rows;
   }
 
-  async record(attempt: AttemptRecord): Promise<void> {
+  /** One statement per attempt (each its own transaction), in order. */
+  async record(attempts: AttemptRecord[]): Promise<void> {
+    for (const attempt of attempts) await this.recordOne(attempt);
+  }
+
+  private async recordOne(attempt: AttemptRecord): Promise<void> {
     const at = attempt.at.toISOString();
     const status = attempt.delivered ? 'delivered' : attempt.nextAttemptAt ? 'pending' : 'failed';
     const { rows } = await this.pool.query<{ disabled: boolean }>({

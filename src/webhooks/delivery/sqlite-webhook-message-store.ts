@@ -1,5 +1,6 @@
 import { toSqliteDateTime } from '../../database/sqlite-background-writer.js';
 import type { SqliteConnections } from '../../database/sqlite-connections.js';
+import type { WriterStatement } from '../../database/sqlite-writer-protocol.js';
 import {
   WebhookMessageStore,
   type AttemptRecord,
@@ -47,9 +48,24 @@ const FAIL_IF_DISABLED = `UPDATE webhook_messages SET status = 'failed', next_at
   WHERE endpoint_id = ? AND status = 'pending'
     AND EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND disabled_at IS NOT NULL)`;
 
+/** The statements that record one attempt. */
+function recordStatements(attempt: AttemptRecord): WriterStatement[] {
+  const at = toSqliteDateTime(attempt.at);
+  const status = attempt.delivered ? 'delivered' : attempt.nextAttemptAt ? 'pending' : 'failed';
+  const next = attempt.nextAttemptAt ? toSqliteDateTime(attempt.nextAttemptAt) : null;
+  const message = { sql: RECORD_MESSAGE, params: [status, at, attempt.responseStatus, next, attempt.id] };
+  if (attempt.delivered) return [message, { sql: RECORD_DELIVERED, params: [at, attempt.endpointId] }];
+  const cutoff = toSqliteDateTime(attempt.disableIfFailingSince);
+  return [
+    message,
+    { sql: RECORD_FAILED, params: [at, at, at, cutoff, at, attempt.endpointId] },
+    { sql: FAIL_IF_DISABLED, params: [attempt.endpointId, attempt.endpointId] },
+  ];
+}
+
 /**
  * SQLite: one instance serves a database file, and its writes go through the background writer
- * (a claim is one `UPDATE … RETURNING`, an attempt's record one transaction), off the event
+ * (a claim is one `UPDATE … RETURNING`, the records of attempts that end together one transaction), off the event
  * loop; whether anything is due is read on the read-only handle first, so an idle worker writes
  * nothing. Times are the ISO text Prisma's adapter writes, which sorts as it reads.
  */
@@ -71,21 +87,12 @@ export class SqliteWebhookMessageStore extends WebhookMessageStore {
     ]);
   }
 
-  async record(attempt: AttemptRecord): Promise<void> {
-    const at = toSqliteDateTime(attempt.at);
-    const status = attempt.delivered ? 'delivered' : attempt.nextAttemptAt ? 'pending' : 'failed';
-    const next = attempt.nextAttemptAt ? toSqliteDateTime(attempt.nextAttemptAt) : null;
-    const cutoff = toSqliteDateTime(attempt.disableIfFailingSince);
-    await this.sqlite.writer.runWith(
-      RECORD_MESSAGE,
-      [status, at, attempt.responseStatus, next, attempt.id],
-      attempt.delivered
-        ? [{ sql: RECORD_DELIVERED, params: [at, attempt.endpointId] }]
-        : [
-            { sql: RECORD_FAILED, params: [at, at, at, cutoff, at, attempt.endpointId] },
-            { sql: FAIL_IF_DISABLED, params: [attempt.endpointId, attempt.endpointId] },
-          ],
-    );
+  /** All of them in one transaction on the writer. */
+  async record(attempts: AttemptRecord[]): Promise<void> {
+    const statements = attempts.flatMap((attempt) => recordStatements(attempt));
+    if (statements.length === 0) return;
+    const [first, ...then] = statements;
+    await this.sqlite.writer.runWith(first.sql, first.params, then);
   }
 
   async release(ids: string[]): Promise<void> {

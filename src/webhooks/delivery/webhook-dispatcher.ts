@@ -3,7 +3,7 @@ import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.tokens.js';
 import { ServiceCounters } from '../../metrics/service-counters.js';
 import { OutboxSignal } from '../outbox/outbox-signal.js';
-import { WebhookMessageStore, type ClaimedMessage } from './webhook-message-store.js';
+import { WebhookMessageStore, type AttemptRecord, type ClaimedMessage } from './webhook-message-store.js';
 import { WebhookSender } from './webhook-sender.js';
 
 /** Attempts under way on one instance at most. */
@@ -15,6 +15,14 @@ export const MAX_ATTEMPTS_IN_FLIGHT = 32;
 export const MAX_ATTEMPTS_PER_ENDPOINT = 8;
 /** How often the worker looks for due messages when nothing woke it. */
 const POLL_INTERVAL_MS = 500;
+/**
+ * How long after messages were stored the worker claims them: while links are created one after
+ * the other, one claim then takes the messages of many (a claim per message cost about as much as
+ * the creation itself).
+ */
+const CLAIM_DELAY_MS = 20;
+/** Outcomes of attempts that end within this long of each other are recorded together. */
+const RECORD_DELAY_MS = 5;
 /** A lease outlives the attempt's own time limit by this much. */
 const LEASE_MARGIN_MS = 60_000;
 /** An endpoint failing this long with nothing delivered is disabled. */
@@ -59,7 +67,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     private readonly counters: ServiceCounters,
   ) {
     this.sender = new WebhookSender(config.webhooks.timeoutMs, config.webhooks.allowPrivate, this.cutOff.signal);
-    signal.listen(() => this.wake());
+    signal.listen(() => this.wakeSoon());
   }
 
   onApplicationBootstrap(): void {
@@ -78,6 +86,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     if (!this.running) return;
     this.running = false;
     clearInterval(this.pruneTimer);
+    clearTimeout(this.wakeTimer);
     this.wake();
     await this.loop;
     const all = Promise.all([...this.settled]);
@@ -89,10 +98,48 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     await this.sender.close();
   }
 
-  /** Looks for due messages now (messages were just stored, or an attempt ended). */
+  /** Looks for due messages now (an attempt ended, or shutdown). */
   wake(): void {
     this.woken = true;
     this.wakeUp?.();
+  }
+
+  private wakeTimer?: NodeJS.Timeout;
+
+  /** Looks for due messages shortly (messages were just stored here): see CLAIM_DELAY_MS. */
+  private wakeSoon(): void {
+    this.wakeTimer ??= setTimeout(() => {
+      this.wakeTimer = undefined;
+      this.wake();
+    }, CLAIM_DELAY_MS);
+  }
+
+  private recording: Array<{ attempt: AttemptRecord; done: () => void }> = [];
+  private recordTimer?: NodeJS.Timeout;
+
+  /**
+   * Records an attempt's outcome together with those that end within RECORD_DELAY_MS (one
+   * transaction for all of them); resolves once they are written (or failed to be: logged, and
+   * the lease makes the message due again).
+   */
+  private record(attempt: AttemptRecord): Promise<void> {
+    return new Promise((resolve) => {
+      this.recording.push({ attempt, done: resolve });
+      this.recordTimer ??= setTimeout(() => void this.writeRecords(), RECORD_DELAY_MS);
+    });
+  }
+
+  private async writeRecords(): Promise<void> {
+    this.recordTimer = undefined;
+    const batch = this.recording;
+    this.recording = [];
+    try {
+      await this.store.record(batch.map((entry) => entry.attempt));
+    } catch (error) {
+      // The leases run out and the messages are attempted again: at least once, never lost.
+      this.logger.error(`Could not record ${batch.length} webhook attempt(s): ${String(error)}`);
+    }
+    for (const entry of batch) entry.done();
   }
 
   /** Attempts under way on this instance (the metrics, the specs). */
@@ -151,14 +198,19 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private start(message: ClaimedMessage): void {
     this.inFlight.set(message.id, message);
     this.perEndpoint.set(message.endpointId, (this.perEndpoint.get(message.endpointId) ?? 0) + 1);
-    const attempt = this.attempt(message).finally(() => {
-      this.inFlight.delete(message.id);
-      const left = (this.perEndpoint.get(message.endpointId) ?? 1) - 1;
-      if (left > 0) this.perEndpoint.set(message.endpointId, left);
-      else this.perEndpoint.delete(message.endpointId);
-      this.settled.delete(attempt);
-      this.wake();
-    });
+    const attempt = this.attempt(message)
+      .catch((error: unknown) => {
+        // Never expected (attempt records its own failures); the lease runs out and it is tried again.
+        this.logger.error(`Webhook message ${message.messageId} could not be attempted: ${String(error)}`);
+      })
+      .finally(() => {
+        this.inFlight.delete(message.id);
+        const left = (this.perEndpoint.get(message.endpointId) ?? 1) - 1;
+        if (left > 0) this.perEndpoint.set(message.endpointId, left);
+        else this.perEndpoint.delete(message.endpointId);
+        this.settled.delete(attempt);
+        this.wake();
+      });
     this.settled.add(attempt);
   }
 
@@ -183,20 +235,15 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
           (delay === undefined ? '; no more attempts' : `; next in ${delay} s`),
       );
     }
-    try {
-      await this.store.record({
-        id: message.id,
-        endpointId: message.endpointId,
-        at,
-        delivered: outcome.delivered,
-        responseStatus: outcome.status,
-        nextAttemptAt: delay === undefined ? null : new Date(at.getTime() + delay * 1000),
-        disableIfFailingSince: new Date(at.getTime() - DISABLE_AFTER_MS),
-      });
-    } catch (error) {
-      // The lease runs out and the message is attempted again: at least once, never lost.
-      this.logger.error(`Could not record an attempt of webhook message ${message.messageId}: ${String(error)}`);
-    }
+    await this.record({
+      id: message.id,
+      endpointId: message.endpointId,
+      at,
+      delivered: outcome.delivered,
+      responseStatus: outcome.status,
+      nextAttemptAt: delay === undefined ? null : new Date(at.getTime() + delay * 1000),
+      disableIfFailingSince: new Date(at.getTime() - DISABLE_AFTER_MS),
+    });
   }
 
   private async prune(): Promise<void> {

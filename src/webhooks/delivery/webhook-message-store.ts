@@ -52,11 +52,11 @@ export abstract class WebhookMessageStore {
   abstract claim(request: ClaimRequest): Promise<ClaimedMessage[]>;
 
   /**
-   * Records an attempt: the message delivered, rescheduled or failed, its lease ended; the
-   * endpoint's last delivery or failure; an endpoint failing since `disableIfFailingSince` with
-   * nothing delivered since is disabled, and its pending messages failed. One transaction.
+   * Records attempts, in order: each message delivered, rescheduled or failed, its lease ended;
+   * its endpoint's last delivery or failure; an endpoint failing since `disableIfFailingSince`
+   * with nothing delivered since is disabled, and its pending messages failed.
    */
-  abstract record(attempt: AttemptRecord): Promise<void>;
+  abstract record(attempts: AttemptRecord[]): Promise<void>;
 
   /** Ends the leases of messages not attempted after all (at shutdown): any instance takes them again. */
   abstract release(ids: string[]): Promise<void>;

@@ -65,7 +65,12 @@ export class WebhookSender {
     }
     // The signature covers the timestamp header: both from one instant.
     const now = new Date();
-    const signature = new Webhook(message.secret).sign(message.messageId, now, message.payload);
+    let signature: string;
+    try {
+      signature = new Webhook(message.secret).sign(message.messageId, now, message.payload);
+    } catch (error) {
+      return { delivered: false, status: null, reason: `cannot sign: ${String(error)}` };
+    }
     const timestamp = Math.floor(now.getTime() / 1000);
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const abort = AbortSignal.any([timeout, this.cutOff]);
