@@ -1,5 +1,7 @@
 import { PrismaService } from '../src/database/prisma.service.js';
 import { ServiceCounters } from '../src/metrics/service-counters.js';
+import { KEEP_MESSAGES_MS } from '../src/webhooks/delivery/webhook-dispatcher.js';
+import { WebhookMessageStore } from '../src/webhooks/delivery/webhook-message-store.js';
 import { eventually } from './support/eventually.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -645,6 +647,28 @@ describe('delivery', () => {
     await eventually(async () =>
       expect(await deliveryOf(webhook)).toMatchObject({ status: 'pending', attempts: 1, response_status: null }),
     );
+  });
+
+  it('deletes settled messages after 30 days, never pending ones', async () => {
+    const webhook = await addWebhook(owner, { url: receiver.url('/old') });
+    const prisma = testApp.app.get(PrismaService);
+    const old = new Date(Date.now() - KEEP_MESSAGES_MS - 60_000);
+    const row = (n: number, status: string) => ({
+      id: `0b6f1f5e-8a4c-4c52-9f43-2d1a6c1e9b${String(n).padStart(2, '0')}`,
+      endpointId: webhook.id,
+      messageId: `msg_${String(n).padStart(32, '0')}`,
+      event: 'webhook.test',
+      payload: '{}',
+      status,
+      nextAttemptAt: status === 'pending' ? new Date(Date.now() + 86_400_000) : null,
+      createdAt: old,
+    });
+    await prisma.webhookMessage.createMany({ data: [row(1, 'delivered'), row(2, 'failed'), row(3, 'pending')] });
+
+    const deleted = await testApp.app.get(WebhookMessageStore).prune(new Date(Date.now() - KEEP_MESSAGES_MS));
+
+    expect(deleted).toBe(2);
+    expect((await deliveries(owner, webhook.id)).map((delivery) => delivery.status)).toEqual(['pending']);
   });
 
   it('disables an endpoint with nothing delivered for 5 days while messages failed', async () => {

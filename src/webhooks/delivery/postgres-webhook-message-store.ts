@@ -8,6 +8,8 @@ import {
 
 /** Due messages looked at per claim, before the per-endpoint bound picks among them. */
 const CLAIM_WINDOW = 500;
+/** Old messages deleted per statement. */
+const PRUNE_SLICE = 5000;
 
 /**
  * PostgreSQL, on the main pool (short statements, like the API's). Several instances claim from
@@ -109,12 +111,19 @@ export class PostgresWebhookMessageStore extends WebhookMessageStore {
     });
   }
 
+  /** In slices of PRUNE_SLICE rows, so that no statement holds many row locks for long. */
   async prune(before: Date): Promise<number> {
-    const { rowCount } = await this.pool.query({
-      name: 'webhook-prune',
-      text: `DELETE FROM webhook_messages WHERE created_at < $1 AND status <> 'pending'`,
-      values: [before.toISOString()],
-    });
-    return rowCount ?? 0;
+    let deleted = 0;
+    for (;;) {
+      const { rowCount } = await this.pool.query({
+        name: 'webhook-prune',
+        text: `DELETE FROM webhook_messages WHERE id IN (
+            SELECT id FROM webhook_messages WHERE created_at < $1 AND status <> 'pending' LIMIT ${PRUNE_SLICE}
+          )`,
+        values: [before.toISOString()],
+      });
+      deleted += rowCount ?? 0;
+      if ((rowCount ?? 0) < PRUNE_SLICE) return deleted;
+    }
   }
 }

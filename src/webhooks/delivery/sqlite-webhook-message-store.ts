@@ -10,6 +10,8 @@ import {
 
 /** Due messages looked at per claim, before the per-endpoint bound picks among them. */
 const CLAIM_WINDOW = 500;
+/** Old messages deleted per statement. */
+const PRUNE_SLICE = 5000;
 
 const DUE = `m.status = 'pending' AND m.next_attempt_at <= ? AND (m.claimed_until IS NULL OR m.claimed_until < ?)`;
 
@@ -103,9 +105,17 @@ export class SqliteWebhookMessageStore extends WebhookMessageStore {
     );
   }
 
-  prune(before: Date): Promise<number> {
-    return this.sqlite.writer.run(`DELETE FROM webhook_messages WHERE created_at < ? AND status <> 'pending'`, [
-      toSqliteDateTime(before),
-    ]);
+  /** In slices of PRUNE_SLICE rows, so that the writer goes on with other requests in between. */
+  async prune(before: Date): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const changes = await this.sqlite.writer.run(
+        `DELETE FROM webhook_messages WHERE id IN (
+          SELECT id FROM webhook_messages WHERE created_at < ? AND status <> 'pending' LIMIT ${PRUNE_SLICE})`,
+        [toSqliteDateTime(before)],
+      );
+      deleted += changes;
+      if (changes < PRUNE_SLICE) return deleted;
+    }
   }
 }
