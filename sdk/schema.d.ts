@@ -214,6 +214,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your webhooks
+         * @description Oldest first, without their secrets.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook
+         * @description Messages about your links (`link.created`, `link.updated`, `link.deleted`,
+         *     `link.clicked`; all of them unless `events` names some) are posted to `url`, signed as
+         *     Standard Webhooks says with the `secret` of this answer, which is never shown again. At most
+         *     10 webhooks per account. The answer's `Location` header is the webhook's URL.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one of your webhooks
+         * @description Another account's webhook answers 404.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete one of your webhooks
+         * @description No more messages are sent to it, pending ones included.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A webhook's recent deliveries
+         * @description One entry per message to this webhook, newest first: its event, `webhook-id`,
+         *     status (`pending`, `delivered`, `failed`), attempts, the last answer's status and when the
+         *     next attempt is due. Up to `limit` (1 to 100, default 50); older ones are kept 30 days.
+         */
+        get: operations["listDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test message
+         * @description Stores a `webhook.test` message to this webhook and answers at once; it is then
+         *     delivered (and retried) as any other message. Its progress shows in the deliveries.
+         */
+        post: operations["sendTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -380,6 +474,76 @@ export interface components {
              */
             url: string;
         };
+        CreateWebhookRequest: {
+            /**
+             * @description The events to send; all of them when left out.
+             * @example [
+             *       "link.created",
+             *       "link.deleted"
+             *     ]
+             */
+            events?: components["schemas"]["WebhookEvent"][];
+            /**
+             * @description Where messages are posted: an absolute http:// or https:// URL of at most 2048 characters,
+             *     without user info, whose host is not (and does not resolve to) a loopback, private,
+             *     link-local, unique-local or unspecified address.
+             * @example https://hooks.example.com/shortlink
+             */
+            url: string;
+        };
+        CreatedWebhook: {
+            /**
+             * Format: date-time
+             * @description When it was added (ISO 8601, UTC).
+             * @example 2026-11-26T09:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was disabled, after 5 days without a delivery while messages failed; null while it
+             *     is enabled. A disabled webhook gets no more attempts.
+             */
+            disabled_at: string | null;
+            /**
+             * @description The events it receives.
+             * @example [
+             *       "link.created",
+             *       "link.updated",
+             *       "link.deleted",
+             *       "link.clicked"
+             *     ]
+             */
+            events: components["schemas"]["WebhookEvent"][];
+            /**
+             * @description The webhook's id.
+             * @example 0b6f1f5e-8a4c-4c52-9f43-2d1a6c1e9b7d
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When a message was last delivered to it; null before the first.
+             * @example 2026-11-26T09:00:05.000Z
+             */
+            last_delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @description When an attempt to it last failed; null if none has.
+             */
+            last_failed_at: string | null;
+            /**
+             * @description The signing secret: `whsec_` + base64 of 32 random bytes. Messages are signed with it as
+             *     Standard Webhooks says (`webhook-signature`); verify them with any Standard Webhooks library.
+             *     Shown only in this answer: store it now.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3XnJp1Y5pL0=
+             */
+            secret: string;
+            /**
+             * Format: uri
+             * @description Where messages are posted.
+             * @example https://hooks.example.com/shortlink
+             */
+            url: string;
+        };
         DailyClicks: {
             /**
              * @description Of that day's clicks, those from bots: crawlers, link-preview fetchers, uptime monitors,
@@ -416,7 +580,7 @@ export interface components {
          * @description Stable machine-readable name of the error: branch on this, not on `detail`.
          * @enum {string}
          */
-        ErrorName: "invalid_url" | "invalid_code" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "code_taken" | "link_expired" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable" | "account_exists" | "passkey_refused" | "sso_unavailable";
+        ErrorName: "invalid_url" | "invalid_code" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "code_taken" | "too_many_webhooks" | "webhook_disabled" | "link_expired" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable" | "account_exists" | "passkey_refused" | "sso_unavailable";
         FieldError: {
             /**
              * @description The request field (dotted path for nested fields).
@@ -659,6 +823,113 @@ export interface components {
              */
             url?: string;
         };
+        Webhook: {
+            /**
+             * Format: date-time
+             * @description When it was added (ISO 8601, UTC).
+             * @example 2026-11-26T09:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was disabled, after 5 days without a delivery while messages failed; null while it
+             *     is enabled. A disabled webhook gets no more attempts.
+             */
+            disabled_at: string | null;
+            /**
+             * @description The events it receives.
+             * @example [
+             *       "link.created",
+             *       "link.updated",
+             *       "link.deleted",
+             *       "link.clicked"
+             *     ]
+             */
+            events: components["schemas"]["WebhookEvent"][];
+            /**
+             * @description The webhook's id.
+             * @example 0b6f1f5e-8a4c-4c52-9f43-2d1a6c1e9b7d
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When a message was last delivered to it; null before the first.
+             * @example 2026-11-26T09:00:05.000Z
+             */
+            last_delivered_at: string | null;
+            /**
+             * Format: date-time
+             * @description When an attempt to it last failed; null if none has.
+             */
+            last_failed_at: string | null;
+            /**
+             * Format: uri
+             * @description Where messages are posted.
+             * @example https://hooks.example.com/shortlink
+             */
+            url: string;
+        };
+        WebhookDelivery: {
+            /**
+             * @description Attempts made so far, every try counted.
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description The message's type: an event, or `webhook.test`.
+             * @example link.created
+             */
+            event: string;
+            /**
+             * @description The delivery's id.
+             * @example 5d3c0f7e-2b1a-4f4e-8a55-0f6f3c2f9e10
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the last attempt was made; null before the first.
+             * @example 2026-11-26T09:00:05.000Z
+             */
+            last_attempt_at: string | null;
+            /**
+             * @description The `webhook-id` header the message is sent with, the same on every attempt: a receiver
+             *     dedupes by it.
+             * @example msg_3f9a0c1d2e4b5a6978c8d7e6f5a4b3c2
+             */
+            message_id: string;
+            /**
+             * Format: date-time
+             * @description When the next attempt is due; null once delivered or failed.
+             */
+            next_attempt_at: string | null;
+            /**
+             * @description The HTTP status of the last attempt's answer; null before the first attempt and when there
+             *     was no answer (timeout, connection refused or closed, forbidden address).
+             * @example 200
+             */
+            response_status: number | null;
+            /**
+             * @description `pending` until a 2xx answer (`delivered`) or the last retry failed (`failed`).
+             * @example delivered
+             */
+            status: components["schemas"]["WebhookDeliveryStatus"];
+        };
+        WebhookDeliveryList: {
+            data: components["schemas"]["WebhookDelivery"][];
+        };
+        /**
+         * @description `pending` until a 2xx answer (`delivered`) or the last retry failed (`failed`).
+         * @enum {string}
+         */
+        WebhookDeliveryStatus: "pending" | "delivered" | "failed";
+        /**
+         * @description The events to send; all of them when left out.
+         * @enum {string}
+         */
+        WebhookEvent: "link.created" | "link.updated" | "link.deleted" | "link.clicked";
+        WebhookList: {
+            data: components["schemas"]["Webhook"][];
+        };
     };
     responses: never;
     parameters: never;
@@ -863,7 +1134,7 @@ export interface operations {
                     "application/json": components["schemas"]["Link"];
                 };
             };
-            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters, or points at this service; `invalid_code`: `custom_code` is empty, not 3 to 64 characters from `[A-Za-z0-9_-]`, or a reserved name; `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
+            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's: at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve); `invalid_code`: `custom_code` is empty, not 3 to 64 characters from `[A-Za-z0-9_-]`, or a reserved name; `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1115,7 +1386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found. `not_found`: no such link: the code is unknown or deleted, or belongs to another account or to no account. */
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1177,7 +1448,7 @@ export interface operations {
                     "application/json": components["schemas"]["Link"];
                 };
             };
-            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters, or points at this service; `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
+            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's: at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve); `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1206,7 +1477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found. `not_found`: no such link: the code is unknown or deleted, or belongs to another account or to no account. */
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1300,7 +1571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found. `not_found`: no such link: the code is unknown or deleted, or belongs to another account or to no account. */
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1390,7 +1661,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found. `not_found`: no such link: the code is unknown or deleted, or belongs to another account or to no account. */
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1468,7 +1739,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not Found. `not_found`: no such link: the code is unknown or deleted, or belongs to another account or to no account. */
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1526,7 +1797,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters, or points at this service. */
+            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's: at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1594,6 +1865,511 @@ export interface operations {
             };
             /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Your webhooks. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The webhook was added; `secret` is shown in this answer only. */
+            201: {
+                headers: {
+                    /** @description Where the new webhook can be read: `/api/webhooks/{id}` */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's: at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve); `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict. `too_many_webhooks`: the account has 10 webhooks already. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large. `payload_too_large`: the body exceeds the limit: 1 MiB (10 MiB for `POST /api/links/bulk`); see "Request bodies". */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type. `unsupported_media_type`: the body is not sent as `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of your webhooks */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of your webhooks */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook is gone. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDeliveries: {
+        parameters: {
+            query?: {
+                /** @description How many of the most recent deliveries, 1 to 100. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The id of one of your webhooks */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The most recent deliveries, newest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Bad Request. `validation_failed`: an unknown field, or a value of the wrong type or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sendTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of one of your webhooks */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test message, on its way. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict. `webhook_disabled`: the webhook was disabled after 5 days without a delivery. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1701,7 +2477,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found. `not_found`: no such link: the code is unknown or deleted, or belongs to another account or to no account. */
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1753,7 +2529,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Not Found. `not_found`: no such link: the code is unknown or deleted, or belongs to another account or to no account. */
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -21,6 +21,8 @@ import { TagsModule } from './tags/tags.module.js';
 import { TokensModule } from './auth/tokens.module.js';
 import { loggerOptions } from './logging/logger.options.js';
 import { MetricsModule } from './metrics/metrics.module.js';
+import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { WebhooksPagesModule } from './webhooks/pages/webhooks-pages.module.js';
 
 @Module({})
 export class AppModule {
@@ -42,11 +44,13 @@ export class AppModule {
         LinksModule,
         TagsModule,
         QuickShortenModule,
+        WebhooksModule,
         // The pages, each with its feature.
         SignInModule,
         LinksPagesModule,
         ClicksPagesModule,
         TokensPagesModule,
+        WebhooksPagesModule,
         AccountPagesModule,
         RedirectModule,
         ScaleOutModule,

@@ -125,7 +125,7 @@ describe('shortlink CLI', () => {
       expect(created.status).toBe(201);
     });
 
-    it('gives a new token both scopes and the name "default" unless told otherwise', async () => {
+    it('gives a new token every scope (links and webhooks) and the name "default" unless told otherwise', async () => {
       const token = (await createToken()).trim();
 
       const list = JSON.parse((await shortlink(['token', 'list', email])).stdout) as Array<Record<string, unknown>>;

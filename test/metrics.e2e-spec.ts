@@ -67,6 +67,7 @@ describe('Prometheus metrics on METRICS_PORT', () => {
         'shortlink_redirect_cache_misses_total',
         'shortlink_clicks_pending',
         'shortlink_rate_limit_refusals_total',
+        'shortlink_webhook_deliveries_total',
         'process_resident_memory_bytes',
         'nodejs_eventloop_lag_seconds',
         'nodejs_heap_size_used_bytes',

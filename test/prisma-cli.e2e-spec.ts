@@ -144,6 +144,9 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       'sessions',
       'sign_in_challenges',
       ...(kind === 'sqlite' ? ['sqlite_sequence'] : []),
+      'webhook_click_tallies',
+      'webhook_endpoints',
+      'webhook_messages',
     ];
     const appliedMigrations = async (t: Target) =>
       (

@@ -48,6 +48,9 @@ describe('prisma schemas', () => {
       'model AccountDailyCountry',
       'model AccountDailyReferrer',
       'model AccountDailyLink',
+      'model WebhookEndpoint',
+      'model WebhookMessage',
+      'model WebhookClickTally',
     ]);
     // The one line by design on PostgreSQL alone: the search's trigram index (pg_trgm), which
     // SQLite has no equivalent of that Prisma Migrate accepts.

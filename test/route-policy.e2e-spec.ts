@@ -114,7 +114,7 @@ describe('route access policies', () => {
         status: 303,
         location: route.startsWith('GET ')
           ? `/login?next=${encodeURIComponent(urlOf({ path: route.slice(4) } as Route))}`
-          : expect.stringMatching(/^\/login\?next=%2F(dashboard|dashboard%2Ftokens|account)$/),
+          : expect.stringMatching(/^\/login\?next=%2F(dashboard|dashboard%2Ftokens|dashboard%2Fwebhooks|account)$/),
       })),
     );
   });

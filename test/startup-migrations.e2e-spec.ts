@@ -89,6 +89,9 @@ describe('prepareDatabase', () => {
           'sessions',
           'sign_in_challenges',
           'sqlite_sequence',
+          'webhook_click_tallies',
+          'webhook_endpoints',
+          'webhook_messages',
         ],
         migrations: committedMigrations('sqlite'),
       });
@@ -171,6 +174,9 @@ describe('prepareDatabase', () => {
         'recovery_codes',
         'sessions',
         'sign_in_challenges',
+        'webhook_click_tallies',
+        'webhook_endpoints',
+        'webhook_messages',
       ]);
 
       messages.length = 0;

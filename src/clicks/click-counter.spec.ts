@@ -581,3 +581,45 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
     });
   });
 });
+
+describe('ClickCounter flush listeners', () => {
+  /** A sink that writes everything but the codes it is told to refuse. */
+  class RefusingSink extends RecordingSink {
+    constructor(private readonly refused: string[]) {
+      super();
+    }
+    override write(batch: ClickTally): Promise<ClickTally> {
+      this.batches.push(batch);
+      return Promise.resolve(new Map([...batch].filter(([code]) => this.refused.includes(code))));
+    }
+  }
+
+  it('tells each listener, once per flush, the clicks and bots it wrote per code, since the flush before', async () => {
+    const sut = new ClickCounter(new RefusingSink(['lost']), config);
+    const told: Array<{ written: Record<string, unknown>; from: Date }> = [];
+    sut.onFlushed((written, from) => void told.push({ written: Object.fromEntries(written()), from }));
+    const before = new Date();
+    await sut.flush();
+
+    sut.record('abc', undefined, FIREFOX);
+    sut.record('abc', undefined, FIREFOX);
+    sut.record('abc');
+    sut.record('xyz', undefined, 'curl/8.5.0');
+    sut.record('lost', undefined, FIREFOX);
+    await sut.flush();
+
+    expect(told).toHaveLength(1);
+    expect(told[0].written).toEqual({ abc: { clicks: 3, bots: 1 }, xyz: { clicks: 1, bots: 1 } });
+    expect(told[0].from.getTime()).toBeGreaterThanOrEqual(before.getTime());
+  });
+
+  it('keeps flushing when a listener fails', async () => {
+    const sink = new RecordingSink();
+    const sut = new ClickCounter(sink, config);
+    sut.onFlushed(() => Promise.reject(new Error('listener down')));
+
+    sut.record('abc', undefined, FIREFOX);
+    await expect(sut.flush()).resolves.toBeUndefined();
+    expect(sink.batches).toHaveLength(1);
+  });
+});

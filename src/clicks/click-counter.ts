@@ -32,6 +32,20 @@ export const MAX_AGENTS_PER_DAY = 256;
  */
 export const MAX_CLIENTS_PER_AGENT = 256;
 
+/** A code's clicks written by one flush: all of them, and of those the bots'. */
+export interface FlushedClicks {
+  clicks: number;
+  bots: number;
+}
+
+/**
+ * Told after each flush what it wrote (once per flush, never per click): `written()` computes
+ * each code's clicks, only when asked; `from` is when the previous flush began, so every click
+ * of this one was counted after it. The flush waits for what it returns (at shutdown, its work
+ * is done before the database closes); a failure is logged, never the flush's.
+ */
+export type FlushListener = (written: () => Map<string, FlushedClicks>, from: Date) => Promise<void> | void;
+
 /** One user agent's clicks of one code on one day, by referrer host and by client. */
 interface SeenAgent {
   clicks: number;
@@ -76,6 +90,9 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
   private running?: Promise<void>;
   private day = '';
   private dayEndsAt = 0;
+  private readonly flushListeners: FlushListener[] = [];
+  /** When the last flush began: the clicks of the next one were counted after it. */
+  private lastFlushAt = new Date();
 
   constructor(
     private readonly sink: ClickSink,
@@ -138,6 +155,11 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
     }
   }
 
+  /** Calls `listener` after every flush that wrote clicks (see FlushListener). */
+  onFlushed(listener: FlushListener): void {
+    this.flushListeners.push(listener);
+  }
+
   /** Clicks of `code` counted but not yet written. */
   pendingClicks(code: string): number {
     let clicks = 0;
@@ -181,17 +203,55 @@ export class ClickCounter implements OnApplicationBootstrap, OnApplicationShutdo
    */
   async flush(): Promise<void> {
     while (this.running) await this.running;
+    // Every flush, empty or not: a batch's clicks were all counted after the flush before it.
+    const from = this.lastFlushAt;
+    this.lastFlushAt = new Date();
     if (this.pending.size > 0 || this.unwritten.size > 0) {
       const batch = this.labelPending();
       this.running = this.sink
         .write(batch)
-        .then((unwritten) => this.putBack(unwritten))
+        .then((unwritten) => {
+          const told = this.tellListeners(batch, unwritten, from);
+          this.putBack(unwritten);
+          return told;
+        })
         .finally(() => {
           this.running = undefined;
         });
       await this.running;
     }
     await this.sink.afterFlush();
+  }
+
+  private async tellListeners(batch: ClickTally, unwritten: ClickTally, from: Date): Promise<void> {
+    if (this.flushListeners.length === 0 || unwritten.size === batch.size) return;
+    // Before putBack: it merges what is still pending into `unwritten`.
+    const notWritten = new Set(unwritten.keys());
+    let written: Map<string, FlushedClicks> | undefined;
+    const compute = () => {
+      if (written) return written;
+      written = new Map();
+      for (const [code, days] of batch) {
+        if (notWritten.has(code)) continue;
+        let clicks = 0;
+        let bots = 0;
+        for (const day of days.values()) {
+          clicks += day.clicks;
+          bots += day.bots;
+        }
+        if (clicks > 0) written.set(code, { clicks, bots });
+      }
+      return written;
+    };
+    await Promise.all(
+      this.flushListeners.map(async (listener) => {
+        try {
+          await listener(compute, from);
+        } catch (error) {
+          this.logger.error(`A click flush listener failed: ${String(error)}`);
+        }
+      }),
+    );
   }
 
   private putBack(unwritten: ClickTally): void {

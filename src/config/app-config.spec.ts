@@ -23,6 +23,12 @@ describe('loadConfig', () => {
       corsOrigins: [],
       signupOpen: true,
       sessionTtlDays: 30,
+      webhooks: {
+        retryScheduleSeconds: [5, 300, 1800, 7200, 18000, 36000, 36000],
+        allowPrivate: false,
+        clickIntervalSeconds: 60,
+        timeoutMs: 10_000,
+      },
     });
   });
 
@@ -51,6 +57,10 @@ describe('loadConfig', () => {
       SIGNUP: 'closed',
       SESSION_TTL_DAYS: '7',
       METRICS_PORT: '9464',
+      WEBHOOK_RETRY_SCHEDULE: '1, 1,30',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_CLICK_INTERVAL_SECONDS: '10',
+      WEBHOOK_TIMEOUT_MS: '500',
     });
 
     expect(sut).toEqual({
@@ -86,6 +96,7 @@ describe('loadConfig', () => {
       signupOpen: false,
       sessionTtlDays: 7,
       metricsPort: 9464,
+      webhooks: { retryScheduleSeconds: [1, 1, 30], allowPrivate: true, clickIntervalSeconds: 10, timeoutMs: 500 },
     });
   });
 
@@ -165,6 +176,17 @@ describe('loadConfig', () => {
     ['METRICS_PORT', 'abc'],
     ['METRICS_PORT', '70000'],
     ['METRICS_PORT', '3000'],
+    ['WEBHOOK_RETRY_SCHEDULE', '5,,300'],
+    ['WEBHOOK_RETRY_SCHEDULE', '5;300'],
+    ['WEBHOOK_RETRY_SCHEDULE', '0'],
+    ['WEBHOOK_RETRY_SCHEDULE', '1.5'],
+    ['WEBHOOK_RETRY_SCHEDULE', '604801'],
+    ['WEBHOOK_RETRY_SCHEDULE', Array.from({ length: 21 }, () => '1').join(',')],
+    ['WEBHOOK_ALLOW_PRIVATE', 'perhaps'],
+    ['WEBHOOK_CLICK_INTERVAL_SECONDS', '0'],
+    ['WEBHOOK_CLICK_INTERVAL_SECONDS', '86401'],
+    ['WEBHOOK_TIMEOUT_MS', '99'],
+    ['WEBHOOK_TIMEOUT_MS', '10001'],
   ])('refuses %s=%s with one line naming the variable', (variable, value) => {
     let thrown: unknown;
     try {
@@ -185,6 +207,11 @@ describe('loadConfig', () => {
     ['PORT', '70000', 'Invalid configuration: PORT="70000" must not be greater than 65535'],
     ['RATE_LIMIT_TOKEN', '0', 'Invalid configuration: RATE_LIMIT_TOKEN="0" must not be less than 1'],
     ['TRUST_PROXY', 'maybe', 'Invalid configuration: TRUST_PROXY="maybe" must be a boolean value'],
+    [
+      'WEBHOOK_RETRY_SCHEDULE',
+      '5,five',
+      'Invalid configuration: WEBHOOK_RETRY_SCHEDULE="5,five" must be a comma-separated list of up to 20 delays in seconds (1 to 604800 each), e.g. 5,300,1800',
+    ],
   ])('explains why %s=%s is refused', (variable, value, message) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(new ConfigError(message));
   });

@@ -54,7 +54,29 @@ export interface AppConfig {
   metricsPort?: number;
   /** Single sign-on through an OpenID Connect provider; unset: no such button. */
   oidc?: { issuer: string; clientId: string; clientSecret: string; name: string };
+  webhooks: WebhookSettings;
 }
+
+/** How webhook messages are delivered (src/webhooks). */
+export interface WebhookSettings {
+  /**
+   * Seconds to wait before each retry of a message that was not delivered: the first attempt,
+   * then one retry per entry, then the message is failed (WEBHOOK_RETRY_SCHEDULE).
+   */
+  retryScheduleSeconds: number[];
+  /** Whether receivers on loopback, private, link-local or unique-local addresses are allowed. */
+  allowPrivate: boolean;
+  /** At most one `link.clicked` message per link per this many seconds. */
+  clickIntervalSeconds: number;
+  /** How long one attempt may take, connection to last byte read (at most 10 s). */
+  timeoutMs: number;
+}
+
+/** About 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h: eight attempts over about 28 hours. */
+export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
+/** The longest wait WEBHOOK_RETRY_SCHEDULE may name, and how many retries it may list. */
+const MAX_RETRY_DELAY_SECONDS = 7 * 86400;
+const MAX_RETRIES = 20;
 
 /** Thrown for a bad environment variable; its message is the one line printed at start-up. */
 export class ConfigError extends Error {
@@ -99,6 +121,27 @@ function IsCorsOrigins() {
         value === '*' || (Array.isArray(value) && value.every((entry) => isOrigin(String(entry)))),
       defaultMessage: () =>
         'must be * or a comma-separated list of origins such as https://app.example or http://localhost:5173 (scheme, host and port only, no path or trailing slash)',
+    },
+  });
+}
+
+// "5, 300,1800" → [5, 300, 1800]; anything else stays as given, for the check to name it.
+const toSecondsList = ({ value }: { value: unknown }) => {
+  if (typeof value !== 'string') return value;
+  const entries = value.split(',').map((entry) => entry.trim());
+  return entries.every((entry) => /^\d+$/.test(entry)) ? entries.map(Number) : value;
+};
+
+function IsRetrySchedule() {
+  return ValidateBy({
+    name: 'isRetrySchedule',
+    validator: {
+      validate: (value: unknown) =>
+        Array.isArray(value) &&
+        value.length <= MAX_RETRIES &&
+        value.every((entry) => Number.isInteger(entry) && entry >= 1 && entry <= MAX_RETRY_DELAY_SECONDS),
+      defaultMessage: () =>
+        `must be a comma-separated list of up to ${MAX_RETRIES} delays in seconds (1 to ${MAX_RETRY_DELAY_SECONDS} each), e.g. 5,300,1800`,
     },
   });
 }
@@ -231,6 +274,30 @@ class EnvironmentVariables {
   OIDC_CLIENT_SECRET?: string;
 
   @IsOptional()
+  @Transform(toSecondsList)
+  @IsRetrySchedule()
+  WEBHOOK_RETRY_SCHEDULE?: number[];
+
+  @IsOptional()
+  @Transform(toBoolean)
+  @IsBoolean()
+  WEBHOOK_ALLOW_PRIVATE?: boolean;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(1)
+  @Max(86400)
+  WEBHOOK_CLICK_INTERVAL_SECONDS?: number;
+
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(100)
+  @Max(10000)
+  WEBHOOK_TIMEOUT_MS?: number;
+
+  @IsOptional()
   @IsString()
   @Matches(/^[^<>\r\n]{1,40}$/, { message: 'must be 1 to 40 characters (the button says "Sign in with <name>")' })
   OIDC_NAME?: string;
@@ -261,6 +328,10 @@ const VARIABLES = [
   'OIDC_CLIENT_ID',
   'OIDC_CLIENT_SECRET',
   'OIDC_NAME',
+  'WEBHOOK_RETRY_SCHEDULE',
+  'WEBHOOK_ALLOW_PRIVATE',
+  'WEBHOOK_CLICK_INTERVAL_SECONDS',
+  'WEBHOOK_TIMEOUT_MS',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
 /**
@@ -370,5 +441,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     sessionTtlDays: parsed.SESSION_TTL_DAYS ?? 30,
     metricsPort: parsed.METRICS_PORT,
     oidc,
+    webhooks: {
+      retryScheduleSeconds: parsed.WEBHOOK_RETRY_SCHEDULE ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE,
+      allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE ?? false,
+      clickIntervalSeconds: parsed.WEBHOOK_CLICK_INTERVAL_SECONDS ?? 60,
+      timeoutMs: parsed.WEBHOOK_TIMEOUT_MS ?? 10_000,
+    },
   };
 }

@@ -50,6 +50,37 @@ describe('SqliteBackgroundWriter', () => {
     await database.drop();
   });
 
+  it('runs a statement and its follow-ups in one transaction: all of them or none', async () => {
+    await expect(sut.runWith(INSERT, [1, 'one'], [{ sql: INSERT, params: [2, 'two'] }])).resolves.toBe(1);
+    expect(await count()).toBe(2);
+
+    // The follow-up fails (its id is taken): the first statement is undone with it.
+    await expect(sut.runWith(INSERT, [3, 'three'], [{ sql: INSERT, params: [1, 'again'] }])).rejects.toBeInstanceOf(
+      SqliteWriteError,
+    );
+    expect(await count()).toBe(2);
+    // Alongside other requests of the same group commit, which stay.
+    const results = await Promise.allSettled([
+      sut.run(INSERT, [4, 'four']),
+      sut.runWith(INSERT, [5, 'five'], [{ sql: INSERT, params: [4, 'taken'] }]),
+      sut.run(INSERT, [6, 'six']),
+    ]);
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await count()).toBe(4);
+  });
+
+  it('answers a query with the rows it returns, once committed', async () => {
+    await sut.run(INSERT, [1, 'one']);
+
+    const rows = await sut.query<{ id: number; label: string }>(
+      'UPDATE items SET label = ? WHERE id = ? RETURNING id, label',
+      ['uno', 1],
+    );
+
+    expect(rows).toEqual([{ id: 1, label: 'uno' }]);
+    expect(await count()).toBe(1);
+  });
+
   it('starts its worker with the first write, not before', async () => {
     expect(workerOf(sut)).toBeUndefined();
 

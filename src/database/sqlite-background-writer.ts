@@ -48,12 +48,14 @@ function threadExecArgv(): string[] {
   return loaders;
 }
 
-/** What a statement did: rows changed, and the rowid of the last row it inserted. */
+/** What a statement did: rows changed, and the rowid of the last row it inserted (a query: its rows). */
 interface RunResult {
   changes: number;
   lastInsertRowid: number;
   /** `runAll`: the rows each statement changed. */
   changesEach?: number[];
+  /** `query`: the rows it returned. */
+  rows?: unknown[];
 }
 
 interface PendingRequest {
@@ -133,6 +135,22 @@ export class SqliteBackgroundWriter {
   async runAll(statements: WriterStatement[]): Promise<number[]> {
     await this.ensureStarted();
     return (await this.request({ type: 'runAll', statements })).changesEach ?? [];
+  }
+
+  /**
+   * Runs `sql`, then the statements of `then`, in one transaction (all of them or none); resolves
+   * once committed with the number of rows the first one changed.
+   */
+  async runWith(sql: string, params: unknown[], then: WriterStatement[]): Promise<number> {
+    await this.ensureStarted();
+    // Without follow-up statements, exactly a `run` (no savepoint of its own in a group).
+    return (await this.request({ type: 'run', sql, params, ...(then.length > 0 ? { then } : {}) })).changes;
+  }
+
+  /** Runs one statement that returns rows (`UPDATE … RETURNING …`) and resolves with them once committed. */
+  async query<Row>(sql: string, params: unknown[]): Promise<Row[]> {
+    await this.ensureStarted();
+    return ((await this.request({ type: 'query', sql, params })).rows ?? []) as Row[];
   }
 
   /** `run`, also resolving with the rowid of the row the statement inserted. */
@@ -252,6 +270,7 @@ export class SqliteBackgroundWriter {
           changes: reply.changes,
           lastInsertRowid: reply.lastInsertRowid,
           changesEach: reply.changesEach,
+          rows: reply.rows,
         });
         break;
       case 'failed': {

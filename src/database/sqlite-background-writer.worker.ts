@@ -43,15 +43,19 @@ function statement(sql: string): Database.Statement {
 }
 
 function write(request: WriteRequest): WriteResult {
-  if (request.type === 'run') return statement(request.sql).run(...request.params);
+  if (request.type === 'run') {
+    const result = statement(request.sql).run(...request.params);
+    for (const next of request.then ?? []) statement(next.sql).run(...next.params);
+    return result;
+  }
   const changesEach = request.statements.map(({ sql, params }) => statement(sql).run(...params).changes);
   return { changes: changesEach[0] ?? 0, lastInsertRowid: 0, changesEach };
 }
 
 /**
- * One write request, in a transaction: alone, its own; inside a group's (see `drain`),
- * better-sqlite3 makes it a SAVEPOINT, so a request that fails is undone alone (all of its
- * statements) and the others stay.
+ * One write request (a `run` with its `then`, or a `runAll`), all of its statements or none, in
+ * a transaction: alone, its own; inside a group's (see `drain`), better-sqlite3 makes it a
+ * SAVEPOINT, so a request that fails is undone alone and the others stay.
  */
 const runInGroup = db.transaction(write);
 
@@ -153,11 +157,16 @@ function handle(request: WriterRequest): void {
     let result: WriteResult | undefined;
     switch (request.type) {
       case 'run':
-        result = statement(request.sql).run(...request.params);
+        result = request.then ? runInGroup(request) : statement(request.sql).run(...request.params);
         break;
       case 'runAll':
         result = runInGroup(request);
         break;
+      case 'query': {
+        const rows = statement(request.sql).all(...request.params);
+        reply({ type: 'done', id: request.id, changes: rows.length, lastInsertRowid: 0, rows });
+        return;
+      }
       case 'task':
         // Asynchronous: it answers for itself.
         runTask(request).then(

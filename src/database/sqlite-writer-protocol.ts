@@ -16,9 +16,15 @@ export interface WriterStatement {
 }
 
 export type WriterRequest =
-  | { type: 'run'; id: number; sql: string; params: unknown[] }
+  /**
+   * A statement, and the statements of `then` after it in the same transaction (all of them or
+   * none: e.g. a link and its webhook messages, the transactional outbox).
+   */
+  | { type: 'run'; id: number; sql: string; params: unknown[]; then?: WriterStatement[] }
   /** Statements run in order and committed together or not at all (a savepoint of their own in a group). */
   | { type: 'runAll'; id: number; statements: WriterStatement[] }
+  /** One statement that returns rows (`… RETURNING …`), in a transaction of its own. */
+  | { type: 'query'; id: number; sql: string; params: unknown[] }
   /** A long task (see `WriterTask`), run in slices between the other requests. */
   | { type: 'task'; id: number; moduleUrl: string; exportName: string; args: unknown }
   /** The paced task under way, if any, goes on at full speed (at shutdown). */
@@ -35,10 +41,10 @@ export type WriterRequestBody = WriterRequest extends infer R
 export type WriterReply =
   | { type: 'ready' }
   /**
-   * `changes`: rows a `run` changed, or what a task resolved with; `changesEach`: the rows each
-   * statement of a `runAll` changed.
+   * `changes`: rows a `run` changed (its first statement), or what a task resolved with;
+   * `changesEach`: the rows each statement of a `runAll` changed; `rows`: a query's.
    */
-  | { type: 'done'; id: number; changes: number; lastInsertRowid: number; changesEach?: number[] }
+  | { type: 'done'; id: number; changes: number; lastInsertRowid: number; changesEach?: number[]; rows?: unknown[] }
   | { type: 'failed'; id: number; message: string; code?: string };
 
 /** What a task gets besides its connection and arguments. */

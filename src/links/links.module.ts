@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ClicksModule } from '../clicks/clicks.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
+import { WebhookOutboxModule } from '../webhooks/outbox/webhook-outbox.module.js';
 import { LinkCache } from './link-cache.js';
 import { LinksController } from './links.controller.js';
 import { LinksRepository } from './links.repository.js';
@@ -8,7 +9,7 @@ import { LinksService } from './links.service.js';
 import { linkStoreProvider } from './store/link-store.provider.js';
 
 @Module({
-  imports: [ClicksModule, IdempotencyModule],
+  imports: [ClicksModule, IdempotencyModule, WebhookOutboxModule],
   controllers: [LinksController],
   providers: [linkStoreProvider, LinksRepository, LinksService, LinkCache],
   // Shared with the redirect module, one per instance: LinkCache is invalidated here.

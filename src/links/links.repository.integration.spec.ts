@@ -7,6 +7,8 @@ import { createDatabaseClient, tuneSqlite, type DatabaseClient } from '../databa
 import { SqliteConnections } from '../database/sqlite-connections.js';
 import { readDatabaseUrl } from '../../prisma/engine/database-url.js';
 import { prepareDatabase } from '../database/startup-migrations.js';
+import { OutboxSignal } from '../webhooks/outbox/outbox-signal.js';
+import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.js';
 import { LinksRepository } from './links.repository.js';
 import { PostgresLinkStore } from './store/postgres-link-store.js';
 import { SqliteLinkStore } from './store/sqlite-link-store.js';
@@ -39,7 +41,13 @@ describe('LinksRepository on SQLite', () => {
     sqlite = openDatabaseConnections(target) as SqliteConnections;
     prisma = createDatabaseClient(sqlite);
     await tuneSqlite(prisma);
-    sut = new LinksRepository(prisma, new SqliteLinkStore(sqlite, prisma), new LoggedClicks());
+    sut = new LinksRepository(
+      prisma,
+      new SqliteLinkStore(sqlite, prisma),
+      new LoggedClicks(),
+      new WebhookOutbox(),
+      new OutboxSignal(),
+    );
   });
 
   afterEach(async () => {
@@ -138,7 +146,13 @@ describe('LinksRepository on PostgreSQL', () => {
     await prepareDatabase(target, { migrateOnStart: true, log: () => undefined });
     postgres = openDatabaseConnections(target) as PostgresPools;
     prisma = createDatabaseClient(postgres);
-    sut = new LinksRepository(prisma, new PostgresLinkStore(postgres.main), new LoggedClicks());
+    sut = new LinksRepository(
+      prisma,
+      new PostgresLinkStore(postgres.main),
+      new LoggedClicks(),
+      new WebhookOutbox(),
+      new OutboxSignal(),
+    );
   });
 
   afterEach(() => jest.restoreAllMocks());

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { LoggedClicks } from '../clicks/logged-clicks.js';
 import { PrismaService } from '../database/prisma.service.js';
+import type { OutboxEvent, OutboxMessages } from '../webhooks/outbox/outbox-messages.js';
+import { OutboxSignal } from '../webhooks/outbox/outbox-signal.js';
+import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.js';
 import { LinkStore, type NewLink, type StoredLink } from './store/link-store.js';
 
 export type { NewLink } from './store/link-store.js';
@@ -48,23 +51,37 @@ export class LinksRepository {
     private readonly prisma: PrismaService,
     private readonly store: LinkStore,
     private readonly loggedClicks: LoggedClicks,
+    private readonly outbox: WebhookOutbox,
+    private readonly outboxSignal: OutboxSignal,
   ) {}
 
   /**
    * Inserts a link unless its code exists. The code is the primary key, so the database decides
-   * races: of concurrent inserts of one code exactly one succeeds, the others get null.
+   * races: of concurrent inserts of one code exactly one succeeds, the others get null. With
+   * `event`, the link's webhook messages are stored in the same transaction (the outbox).
    */
-  async insertIfCodeFree(data: NewLink): Promise<LinkRecord | null> {
+  async insertIfCodeFree(data: NewLink, event?: OutboxEvent<LinkRecord>): Promise<LinkRecord | null> {
     const now = new Date();
-    return (await this.store.insert(data, now)) ? newRecord(data, now) : null;
+    const record = newRecord(data, now);
+    const messages = event && data.accountId ? outboxMessages(data.accountId, event, [record]) : undefined;
+    const inserted = await this.store.insert(data, now, messages);
+    if (inserted && messages) this.outboxSignal.notify();
+    return inserted ? record : null;
   }
 
-  /** Inserts many links at once, skipping those whose code exists; returns the records inserted. */
-  async insertManyIfCodesFree(links: NewLink[]): Promise<LinkRecord[]> {
+  /**
+   * Inserts many links of one account at once, skipping those whose code exists; returns the
+   * records inserted. With `event`, their webhook messages in the same transaction.
+   */
+  async insertManyIfCodesFree(links: NewLink[], event?: OutboxEvent<LinkRecord>): Promise<LinkRecord[]> {
     if (links.length === 0) return [];
     const now = new Date();
-    const inserted = await this.store.insertMany(links, now);
-    return links.filter((link) => inserted.has(link.code)).map((link) => newRecord(link, now));
+    const records = links.map((link) => newRecord(link, now));
+    const accountId = links[0].accountId;
+    const messages = event && accountId ? outboxMessages(accountId, event, records) : undefined;
+    const inserted = await this.store.insertMany(links, now, messages);
+    if (inserted.size > 0 && messages) this.outboxSignal.notify();
+    return records.filter((record) => inserted.has(record.code));
   }
 
   /** The account's link with this code; null for unknown codes and for other owners' links. */
@@ -109,6 +126,7 @@ export class LinksRepository {
     code: string,
     accountId: string,
     changes: { url?: string; expiresAt?: Date | null; tags?: string[] },
+    event?: OutboxEvent<LinkRecord>,
   ): Promise<LinkRecord | null> {
     const { tags, ...linkChanges } = changes;
     try {
@@ -127,12 +145,22 @@ export class LinksRepository {
           tags: { deleteMany: {}, create: tags.map((tag) => ({ tag, accountId, createdAt: link.createdAt })) },
         };
       }
-      const updated = await this.prisma.link.update({
-        where: { code, accountId },
-        data: { ...linkChanges, ...tagChanges },
-        include: WITH_TAGS,
+      const data = { ...linkChanges, ...tagChanges };
+      if (!event) {
+        return this.withLoggedClicks(
+          fromPrisma(await this.prisma.link.update({ where: { code, accountId }, data, include: WITH_TAGS })),
+        );
+      }
+      // The change and its webhook messages in one transaction (the outbox).
+      const updated = await this.prisma.$transaction(async (tx) => {
+        const record = this.withLoggedClicks(
+          fromPrisma(await tx.link.update({ where: { code, accountId }, data, include: WITH_TAGS })),
+        );
+        await this.outbox.addInTransaction(tx, accountId, event.event, [event.body(record)]);
+        return record;
       });
-      return this.withLoggedClicks(fromPrisma(updated));
+      this.outboxSignal.notify();
+      return updated;
     } catch (error) {
       if (hasPrismaCode(error, RECORD_NOT_FOUND)) return null;
       throw error;
@@ -165,10 +193,22 @@ export class LinksRepository {
     return rows.map((row) => row.code);
   }
 
-  /** Deletes the account's link; false when the account has no such link. */
-  async deleteForAccount(code: string, accountId: string): Promise<boolean> {
-    const { count } = await this.prisma.link.deleteMany({ where: { code, accountId } });
-    return count > 0;
+  /**
+   * Deletes the account's link; false when the account has no such link. With `event`, its
+   * webhook messages in the same transaction.
+   */
+  async deleteForAccount(code: string, accountId: string, event?: OutboxEvent<{ code: string }>): Promise<boolean> {
+    if (!event) {
+      const { count } = await this.prisma.link.deleteMany({ where: { code, accountId } });
+      return count > 0;
+    }
+    const deleted = await this.prisma.$transaction(async (tx) => {
+      const { count } = await tx.link.deleteMany({ where: { code, accountId } });
+      if (count > 0) await this.outbox.addInTransaction(tx, accountId, event.event, [event.body({ code })]);
+      return count > 0;
+    });
+    if (deleted) this.outboxSignal.notify();
+    return deleted;
   }
 
   /**
@@ -187,6 +227,11 @@ export class LinksRepository {
       tags: link.tags,
     };
   }
+}
+
+/** The message bodies of `records` for the store's outbox statements. */
+function outboxMessages(accountId: string, event: OutboxEvent<LinkRecord>, records: LinkRecord[]): OutboxMessages {
+  return { accountId, event: event.event, bodies: new Map(records.map((record) => [record.code, event.body(record)])) };
 }
 
 function newRecord(link: NewLink, now: Date): LinkRecord {

@@ -16,6 +16,7 @@ import { parseExpiresAt } from './link-expiry.js';
 import { parseTags } from './link-tags.js';
 import { qrCodeSvg } from './qr-code.js';
 import { normalizeTargetUrl } from './target-url.js';
+import { WebhookSubscriptions } from '../webhooks/outbox/webhook-subscriptions.js';
 
 /** A bulk item's failure as a problem; anything else is a fault, not the item's doing. */
 function asApiError(error: unknown): ApiError {
@@ -94,7 +95,16 @@ export class LinksService {
     private readonly links: LinksRepository,
     private readonly cache: LinkCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly webhooks: WebhookSubscriptions,
   ) {}
+
+  /**
+   * What a change of the account's links tells its webhooks (the link resource, as the API
+   * answers it), or undefined when no endpoint of the account receives `event` (one cache lookup).
+   */
+  private linkEvent(accountId: string | null | undefined, event: 'link.created' | 'link.updated') {
+    return this.webhooks.outboxEvent(accountId, event, (record: LinkRecord) => this.toDto(record));
+  }
 
   private readonly bulkTurns = pLimit(BULK_CALLS_AT_ONCE);
 
@@ -104,14 +114,15 @@ export class LinksService {
    */
   async create(accountId: string | undefined, input: CreateLinkInput): Promise<LinkDto> {
     const { url, customCode, expiresAt, tags } = this.checkCreation(accountId, input, new Date());
+    const event = await this.linkEvent(accountId, 'link.created');
 
     let created: LinkRecord | null;
     const link = { url, accountId: accountId ?? null, expiresAt, tags };
     if (customCode !== undefined) {
-      created = await this.links.insertIfCodeFree({ ...link, code: customCode });
+      created = await this.links.insertIfCodeFree({ ...link, code: customCode }, event);
       if (!created) throw ApiError.codeTaken(customCode);
     } else {
-      created = await this.insertWithGeneratedCode(link);
+      created = await this.insertWithGeneratedCode(link, event);
     }
     // A code may have been cached on another instance before a delete; creation starts afresh.
     await this.cache.invalidate(created.code);
@@ -170,6 +181,7 @@ export class LinksService {
       }
     });
 
+    const event = pending.length > 0 ? await this.linkEvent(accountId, 'link.created') : undefined;
     for (let attempt = 0; pending.length > 0; attempt++) {
       const inserted = await this.links.insertManyIfCodesFree(
         pending.map(({ creation, code }) => ({
@@ -181,6 +193,7 @@ export class LinksService {
           clicks: creation.clicks,
           tags: creation.tags,
         })),
+        event,
       );
       const byCode = new Map(inserted.map((record) => [record.code, record]));
       const retry: typeof pending = [];
@@ -232,7 +245,8 @@ export class LinksService {
     const url = input.url === undefined ? undefined : normalizeTargetUrl(input.url, this.config.shortBaseUrl);
     const expiresAt = parseExpiresAt(input.expires_at, new Date());
     const tags = parseTags(input.tags);
-    const link = await this.links.updateForAccount(code, accountId, { url, expiresAt, tags });
+    const event = await this.linkEvent(accountId, 'link.updated');
+    const link = await this.links.updateForAccount(code, accountId, { url, expiresAt, tags }, event);
     if (!link) throw ApiError.notFound();
     // Before answering: once the client sees 200, no redirect may use the old target or expiry.
     // (Tags play no part in redirects: a change of tags alone leaves the caches be.)
@@ -247,7 +261,10 @@ export class LinksService {
   }
 
   async remove(accountId: string, code: string): Promise<void> {
-    const deleted = couldBeCode(code) && (await this.links.deleteForAccount(code, accountId));
+    const event = await this.webhooks.outboxEvent(accountId, 'link.deleted', (link: { code: string }) => ({
+      code: link.code,
+    }));
+    const deleted = couldBeCode(code) && (await this.links.deleteForAccount(code, accountId, event));
     if (!deleted) throw ApiError.notFound();
     await this.cache.invalidate(code);
   }
@@ -306,9 +323,12 @@ export class LinksService {
     return { url, customCode: customCode as string | undefined, expiresAt, tags };
   }
 
-  private async insertWithGeneratedCode(link: Omit<NewLink, 'code'>): Promise<LinkRecord> {
+  private async insertWithGeneratedCode(
+    link: Omit<NewLink, 'code'>,
+    event: Awaited<ReturnType<LinksService['linkEvent']>>,
+  ): Promise<LinkRecord> {
     for (let attempt = 0; attempt < GENERATED_CODE_ATTEMPTS; attempt++) {
-      const created = await this.links.insertIfCodeFree({ ...link, code: generateCode() });
+      const created = await this.links.insertIfCodeFree({ ...link, code: generateCode() }, event);
       if (created) return created;
     }
     throw new Error(`No free code found in ${GENERATED_CODE_ATTEMPTS} attempts`);

@@ -98,6 +98,18 @@ export class MetricsRegistry {
         this.inc({ limit: 'sign_in' }, counters.refusedSignIn);
       },
     });
+    new Counter({
+      name: 'shortlink_webhook_deliveries_total',
+      help: 'Webhook attempts made by this instance, by result: delivered (2xx), retried (failed, tried again later), failed (the last retry failed, or the endpoint was disabled).',
+      labelNames: ['result'],
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ result: 'delivered' }, counters.webhooksDelivered);
+        this.inc({ result: 'retried' }, counters.webhooksRetried);
+        this.inc({ result: 'failed' }, counters.webhooksFailed);
+      },
+    });
   }
 
   /** Counts and times one request that went through Fastify. */

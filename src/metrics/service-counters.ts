@@ -21,4 +21,8 @@ export class ServiceCounters {
   refusedAnonymous = 0;
   refusedToken = 0;
   refusedSignIn = 0;
+  /** Webhook attempts by outcome: delivered, failed and retried later, failed for good. */
+  webhooksDelivered = 0;
+  webhooksRetried = 0;
+  webhooksFailed = 0;
 }

@@ -33,8 +33,9 @@ tool (\`npx shortlink token create <email>\`). Send it in **either** header:
 - \`X-API-Key: <token>\` (security scheme \`ApiKey\`), or
 - \`Authorization: Bearer <token>\` (security scheme \`Bearer\`).
 
-A token carries scopes: \`links:read\` (list and read links) and \`links:write\` (create, update,
-delete). A missing, malformed, invalid or revoked token answers \`401\` (with
+A token carries scopes: \`links:read\` (list and read links), \`links:write\` (create, update,
+delete), \`webhooks:read\` (list webhooks and their deliveries) and \`webhooks:write\` (add, test
+and delete webhooks). A missing, malformed, invalid or revoked token answers \`401\` (with
 \`WWW-Authenticate: Bearer\`), even on \`POST /api/links\` where a token is optional; a valid token
 without the needed scope answers \`403\`. Another account's link, or an anonymous one, answers
 \`404\` as if it did not exist.
@@ -64,6 +65,18 @@ Pages on other origins (a web app, a browser extension) may call \`/api/*\` and 
 Preflights allow \`X-API-Key\`, \`Authorization\`, \`Content-Type\` and \`Idempotency-Key\`, and
 expose \`Location\`, \`Retry-After\` and the \`X-RateLimit-*\` headers. Cookies are never accepted:
 send the token in a header.
+
+## Webhooks
+
+\`POST /api/webhooks\` adds a receiver for events about your links: \`link.created\`,
+\`link.updated\`, \`link.deleted\` (whichever way the change was made: API, bulk, dashboard, CLI
+import) and \`link.clicked\` (a summary of a link's clicks, at most one per link per minute by
+default). Each message is a POST with a JSON body \`{"type", "timestamp", "data"}\`, signed as
+[Standard Webhooks](https://www.standardwebhooks.com/) says (\`webhook-id\`,
+\`webhook-timestamp\`, \`webhook-signature\`) with the secret shown when the webhook is added.
+A 2xx answer within 10 seconds delivers it; anything else is retried after about 5 s, 5 min,
+30 min, 2 h, 5 h, 10 h and 10 h, then failed. Receivers on loopback, private, link-local or
+unique-local addresses are refused.
 
 ## Rate limits
 
@@ -110,6 +123,7 @@ export async function buildOpenApiDocument(app: INestApplication): Promise<OpenA
       BEARER_SCHEME,
     )
     .addTag('links', 'Create, list, read, update and delete short links (JSON)')
+    .addTag('webhooks', 'Signed messages to your receivers when your links change or are clicked')
     .addTag('quick-shorten', 'One-call plain-text shortener for scripts and devices')
     .addTag('redirect', 'Following a short link')
     .addTag('health', 'Liveness and readiness probes')

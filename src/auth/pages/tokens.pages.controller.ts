@@ -58,6 +58,11 @@ export class TokensPagesController {
   private async renderTokens(reply: FastifyReply, session: ActiveSession, data: object, status = 200) {
     const tokens = await this.tokens.listForAccount(session.accountId);
     const query = reply.request.query as Record<string, unknown>;
-    return this.pages.render(reply, 'tokens', { ...data, session, tokens, revoked: query.revoked === '1' }, status);
+    return this.pages.render(
+      reply,
+      'tokens',
+      { ...data, session, tokens, scopes: SCOPES, revoked: query.revoked === '1' },
+      status,
+    );
   }
 }

@@ -14,6 +14,8 @@ export const ERROR_NAMES = [
   'forbidden',
   'not_found',
   'code_taken',
+  'too_many_webhooks',
+  'webhook_disabled',
   'link_expired',
   'idempotency_key_in_use',
   'idempotency_key_reused',
@@ -75,6 +77,19 @@ export class ApiError extends HttpException {
   }
   static notFound(detail = 'No such short link') {
     return new ApiError(HttpStatus.NOT_FOUND, 'not_found', detail);
+  }
+  static webhookNotFound() {
+    return new ApiError(HttpStatus.NOT_FOUND, 'not_found', 'No such webhook');
+  }
+  static tooManyWebhooks(max: number) {
+    return new ApiError(HttpStatus.CONFLICT, 'too_many_webhooks', `An account can have at most ${max} webhooks`);
+  }
+  static webhookDisabled() {
+    return new ApiError(
+      HttpStatus.CONFLICT,
+      'webhook_disabled',
+      'This webhook was disabled after 5 days without a delivery; delete it and add it again',
+    );
   }
   static linkExpired(detail = 'This short link has expired') {
     return new ApiError(HttpStatus.GONE, 'link_expired', detail);

@@ -1,3 +1,5 @@
+import type { OutboxMessages } from '../../webhooks/outbox/outbox-messages.js';
+
 /** A link as stored: the `links` row, dates as dates. */
 export interface StoredLink {
   code: string;
@@ -43,12 +45,16 @@ export abstract class LinkStore {
   /**
    * Inserts a link and its tags unless its code exists (the primary key decides races: of
    * concurrent inserts of one code exactly one succeeds); false when the code was taken, and
-   * then nothing was written. Timestamps `now`, clicks 0.
+   * then nothing was written. Timestamps `now`, clicks 0. With `messages`, the webhook messages
+   * of the new link are stored in the same transaction (none when the code was taken).
    */
-  abstract insert(link: NewLink, now: Date): Promise<boolean>;
+  abstract insert(link: NewLink, now: Date, messages?: OutboxMessages): Promise<boolean>;
 
-  /** Inserts many links (with their tags) at once, skipping those whose code exists; the codes it inserted. */
-  abstract insertMany(links: NewLink[], now: Date): Promise<Set<string>>;
+  /**
+   * Inserts many links (with their tags) at once, skipping those whose code exists; the codes it
+   * inserted. With `messages`, those of the links inserted, in the same transaction.
+   */
+  abstract insertMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<Set<string>>;
 
   /**
    * One page of the account's links, newest first (created_at, then code), each with its tags,

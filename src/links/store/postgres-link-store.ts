@@ -1,4 +1,11 @@
 import type { PostgresPool } from '../../database/postgres-pools.js';
+import {
+  MESSAGE_COLUMNS,
+  POSTGRES_NEW_MESSAGE_ID,
+  POSTGRES_NEW_UUID,
+  type OutboxMessages,
+} from '../../webhooks/outbox/outbox-messages.js';
+import { eventPattern } from '../../webhooks/webhook-events.js';
 import { LinkStore, type NewLink, type StoredLink, type StoredLinkPage } from './link-store.js';
 
 /** A `links` row as the list queries select it (LINK_COLUMNS), times as epoch milliseconds. */
@@ -74,37 +81,76 @@ export class PostgresLinkStore extends LinkStore {
     super();
   }
 
-  /** With tags, one statement writes the link and its tags (only when it wrote the link). */
-  async insert(link: NewLink, now: Date): Promise<boolean> {
-    const values = [link.code, link.url, link.accountId, now.toISOString(), link.expiresAt?.toISOString() ?? null];
-    if (link.tags?.length) {
-      const { rows } = await this.pool.query<{ inserted: number }>({
-        name: 'insert-tagged-link',
-        text: `WITH inserted AS (${INSERT_LINK} RETURNING "code", "account_id", "created_at"),
-          tagged AS (INSERT INTO "link_tags" ("code", "tag", "account_id", "created_at")
-            SELECT inserted.code, tag, inserted.account_id, inserted.created_at FROM inserted, unnest($6::text[]) AS tag)
-          SELECT count(*)::int AS inserted FROM inserted`,
-        values: [...values, link.tags],
-      });
-      return rows[0].inserted === 1;
+  /**
+   * One statement (so one transaction): the link, and when it was written (not when its code was
+   * taken), its tags and its webhook messages (to every enabled endpoint of the account subscribed
+   * to the event, read by the same statement).
+   */
+  async insert(link: NewLink, now: Date, messages?: OutboxMessages): Promise<boolean> {
+    const values: unknown[] = [
+      link.code,
+      link.url,
+      link.accountId,
+      now.toISOString(),
+      link.expiresAt?.toISOString() ?? null,
+    ];
+    const tagged = Boolean(link.tags?.length);
+    if (!tagged && !messages) {
+      const { rowCount } = await this.pool.query({ name: 'insert-link', text: INSERT_LINK, values });
+      return rowCount === 1;
     }
-    const { rowCount } = await this.pool.query({ name: 'insert-link', text: INSERT_LINK, values });
-    return rowCount === 1;
+    const parts = [`inserted AS (${INSERT_LINK} RETURNING "code", "account_id", "created_at")`];
+    if (tagged) {
+      values.push(link.tags);
+      parts.push(`tagged AS (INSERT INTO "link_tags" ("code", "tag", "account_id", "created_at")
+        SELECT inserted.code, tag, inserted.account_id, inserted.created_at FROM inserted, unnest($${values.length}::text[]) AS tag)`);
+    }
+    if (messages) {
+      const first = values.length + 1;
+      values.push(
+        messages.event,
+        messages.bodies.get(link.code) ?? null,
+        messages.accountId,
+        eventPattern(messages.event),
+      );
+      parts.push(`messages AS (INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
+        SELECT ${POSTGRES_NEW_UUID}, e.id, ${POSTGRES_NEW_MESSAGE_ID}, $${first}, $${first + 1}, 'pending', 0, $4, $4
+        FROM inserted, "webhook_endpoints" e
+        WHERE e.account_id = $${first + 2} AND e.disabled_at IS NULL AND e.events LIKE $${first + 3})`);
+    }
+    const { rows } = await this.pool.query<{ inserted: number }>({
+      name: `insert-link${tagged ? '-tagged' : ''}${messages ? '-with-messages' : ''}`,
+      text: `WITH ${parts.join(', ')} SELECT count(*)::int AS inserted FROM inserted`,
+      values,
+    });
+    return rows[0]?.inserted === 1;
   }
 
   /**
-   * One statement whatever the number of links: every column as an array (`unnest`), and the
-   * tags as two arrays of (code, tag) pairs, written for the links the statement inserted.
+   * One statement whatever the number of links: every column as an array (`unnest`), the tags as
+   * two arrays of (code, tag) pairs, written for the links the statement inserted, and with
+   * `messages` the webhook messages of those links.
    */
-  async insertMany(links: NewLink[], now: Date): Promise<Set<string>> {
+  async insertMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<Set<string>> {
     if (links.length === 0) return new Set();
     const tagged = links.flatMap((link) => (link.tags ?? []).map((tag) => [link.code, tag]));
     const { rows } = await this.pool.query<{ code: string }>({
-      name: 'insert-links',
+      name: messages ? 'insert-links-with-messages' : 'insert-links',
       text: `WITH inserted AS (${INSERT_LINKS}),
         tagged AS (INSERT INTO "link_tags" ("code", "tag", "account_id", "created_at")
           SELECT inserted.code, t.tag, inserted.account_id, inserted.created_at
-          FROM unnest($8::text[], $9::text[]) AS t(code, tag) JOIN inserted ON inserted.code = t.code)
+          FROM unnest($8::text[], $9::text[]) AS t(code, tag) JOIN inserted ON inserted.code = t.code)${
+            messages
+              ? `, messages AS (
+            INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
+            SELECT ${POSTGRES_NEW_UUID}, e.id, ${POSTGRES_NEW_MESSAGE_ID}, $10, b.body, 'pending', 0, $7, $7
+            FROM inserted i
+            JOIN unnest($11::text[], $12::text[]) AS b(code, body) ON b.code = i.code
+            CROSS JOIN "webhook_endpoints" e
+            WHERE e.account_id = $13 AND e.disabled_at IS NULL AND e.events LIKE $14
+          )`
+              : ''
+          }
         SELECT code FROM inserted`,
       values: [
         links.map((link) => link.code),
@@ -116,6 +162,15 @@ export class PostgresLinkStore extends LinkStore {
         now.toISOString(),
         tagged.map(([code]) => code),
         tagged.map(([, tag]) => tag),
+        ...(messages
+          ? [
+              messages.event,
+              [...messages.bodies.keys()],
+              [...messages.bodies.values()],
+              messages.accountId,
+              eventPattern(messages.event),
+            ]
+          : []),
       ],
     });
     return new Set(rows.map((row) => row.code));

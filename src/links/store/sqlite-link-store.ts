@@ -2,6 +2,13 @@ import type { PrismaService } from '../../database/prisma.service.js';
 import { SqliteWriterUnavailableError, toSqliteDateTime } from '../../database/sqlite-background-writer.js';
 import type { SqliteConnections } from '../../database/sqlite-connections.js';
 import type { WriterStatement } from '../../database/sqlite-writer-protocol.js';
+import {
+  MESSAGE_COLUMNS,
+  SQLITE_NEW_MESSAGE_ID,
+  SQLITE_NEW_UUID,
+  type OutboxMessages,
+} from '../../webhooks/outbox/outbox-messages.js';
+import { eventPattern } from '../../webhooks/webhook-events.js';
 import { LinkStore, type NewLink, type StoredLink, type StoredLinkPage } from './link-store.js';
 
 /**
@@ -78,6 +85,56 @@ const BULK_INSERT = (rows: number) => `INSERT INTO "links" ("code", "url", "acco
   ON CONFLICT ("code") DO NOTHING`;
 
 /**
+ * The webhook messages of links just inserted, run right after their INSERT in its transaction:
+ * for each [code, url, body] of the JSON array whose row is the one this call wrote (its URL and
+ * owner, updated at this call's time: a code that was taken keeps its own row, so gets no
+ * message), one message to every enabled endpoint of the account subscribed to the event.
+ * CROSS JOIN keeps the join order: left to itself, SQLite's planner read every link of the
+ * account through its (account_id, …) index, a cost growing with the account.
+ */
+const INSERT_MESSAGES = `INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
+  SELECT ${SQLITE_NEW_UUID}, e.id, ${SQLITE_NEW_MESSAGE_ID}, ?, json_extract(m.value, '$[2]'), 'pending', 0, ?, ?
+  FROM json_each(?) AS m
+  CROSS JOIN "links" AS l ON l.code = json_extract(m.value, '$[0]') AND l.url = json_extract(m.value, '$[1]')
+    AND l.account_id = ? AND l.updated_at = ?
+  CROSS JOIN "webhook_endpoints" AS e ON e.account_id = l.account_id AND e.disabled_at IS NULL AND e.events LIKE ?`;
+
+/**
+ * The messages of one link just inserted: the INSERT just before it must have written its row
+ * (`changes()` is that statement's count), so no lookup of the row is needed.
+ */
+const INSERT_ONE_MESSAGE = `INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
+  SELECT ${SQLITE_NEW_UUID}, e.id, ${SQLITE_NEW_MESSAGE_ID}, ?, ?, 'pending', 0, ?, ?
+  FROM "webhook_endpoints" AS e
+  WHERE e.account_id = ? AND e.disabled_at IS NULL AND e.events LIKE ? AND changes() = 1`;
+
+/**
+ * The statement that writes the messages of `links`. `followsInsert`: it runs right after the
+ * one INSERT of a single link (so `changes()` tells whether that link was written); otherwise the
+ * rows are told ours by URL, owner and write time.
+ */
+function messagesStatement(
+  links: NewLink[],
+  at: string,
+  messages: OutboxMessages,
+  followsInsert = true,
+): WriterStatement {
+  const pattern = eventPattern(messages.event);
+  if (links.length === 1 && followsInsert) {
+    const body = messages.bodies.get(links[0].code) ?? null;
+    return { sql: INSERT_ONE_MESSAGE, params: [messages.event, body, at, at, messages.accountId, pattern] };
+  }
+  const entries = links.flatMap((link) => {
+    const body = messages.bodies.get(link.code);
+    return body === undefined ? [] : [[link.code, link.url, body]];
+  });
+  return {
+    sql: INSERT_MESSAGES,
+    params: [messages.event, at, at, JSON.stringify(entries), messages.accountId, at, pattern],
+  };
+}
+
+/**
  * SQLite: reads on the service's read-only handle (synchronous, kept statements); inserts on the
  * background writer's thread. The SQLite driver is synchronous, so through Prisma an insert (and
  * every 1,000 pages a WAL checkpoint with an fsync) would run on the event loop; off it, the
@@ -92,8 +149,8 @@ export class SqliteLinkStore extends LinkStore {
     super();
   }
 
-  /** With tags, the link and its tags in one request: written together, or neither. */
-  async insert(link: NewLink, now: Date): Promise<boolean> {
+  /** With tags, the link and its tags in one request: written together, or neither (and its webhook messages). */
+  async insert(link: NewLink, now: Date, messages?: OutboxMessages): Promise<boolean> {
     const at = toSqliteDateTime(now);
     const params = [
       link.code,
@@ -104,26 +161,33 @@ export class SqliteLinkStore extends LinkStore {
       link.expiresAt ? toSqliteDateTime(link.expiresAt) : null,
     ];
     if (link.tags?.length) {
-      const [inserted] = await this.writeAll([
+      // The tags' statement reads `changes()` of the link's INSERT, so it comes right after it;
+      // the messages then tell the link ours by its row.
+      const statements: WriterStatement[] = [
         { sql: INSERT_LINK, params },
         { sql: INSERT_TAGS_OF_INSERTED, params: [JSON.stringify(link.tags), link.code] },
-      ]);
+      ];
+      if (messages) statements.push(messagesStatement([link], at, messages, false));
+      const [inserted] = await this.writeAll(statements);
       return inserted === 1;
     }
+    const then = messages ? [messagesStatement([link], at, messages)] : [];
     try {
-      return (await this.sqlite.writer.run(INSERT_LINK, params)) === 1;
+      return (await this.sqlite.writer.runWith(INSERT_LINK, params, then)) === 1;
     } catch (error) {
       if (!(error instanceof SqliteWriterUnavailableError)) throw error;
     }
-    return (await this.prisma.$executeRawUnsafe(INSERT_LINK, ...params)) === 1;
+    const [changes] = await this.writeAll([{ sql: INSERT_LINK, params }, ...then]);
+    return changes === 1;
   }
 
   /** Multi-row VALUES of INSERT_BATCH rows per statement. */
-  async insertMany(links: NewLink[], now: Date): Promise<Set<string>> {
+  async insertMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<Set<string>> {
     const at = toSqliteDateTime(now);
     const inserted = new Set<string>();
     for (let start = 0; start < links.length; start += INSERT_BATCH) {
-      for (const code of await this.insertBatch(links.slice(start, start + INSERT_BATCH), at)) inserted.add(code);
+      const batch = links.slice(start, start + INSERT_BATCH);
+      for (const code of await this.insertBatch(batch, at, messages)) inserted.add(code);
     }
     return inserted;
   }
@@ -135,12 +199,13 @@ export class SqliteLinkStore extends LinkStore {
    * an import backdates `created_at` before them: a deleted link with the same code may be in
    * them.) A batch with tags goes row by row instead (`insertTaggedBatch`).
    */
-  private async insertBatch(batch: NewLink[], at: string): Promise<string[]> {
-    if (batch.some((link) => link.tags?.length)) return this.insertTaggedBatch(batch, at);
+  private async insertBatch(batch: NewLink[], at: string, messages?: OutboxMessages): Promise<string[]> {
+    if (batch.some((link) => link.tags?.length)) return this.insertTaggedBatch(batch, at, messages);
     const sql = BULK_INSERT(batch.length);
     const params = batch.flatMap((link) => bulkRow(link, at));
+    const then = messages ? [messagesStatement(batch, at, messages, false)] : [];
     try {
-      const changes = await this.sqlite.writer.run(sql, params);
+      const changes = await this.sqlite.writer.runWith(sql, params, then);
       if (changes === batch.length) return batch.map((link) => link.code);
       const stored = this.sqlite.reader.all<{ code: string; url: string; accountId: string | null; updatedAt: string }>(
         `SELECT code, url, account_id AS accountId, updated_at AS updatedAt FROM links
@@ -157,16 +222,19 @@ export class SqliteLinkStore extends LinkStore {
     } catch (error) {
       if (!(error instanceof SqliteWriterUnavailableError)) throw error;
     }
-    const rows = await this.prisma.$queryRawUnsafe<Array<{ code: string }>>(`${sql} RETURNING "code"`, ...params);
-    return rows.map((row) => row.code);
+    const [rows] = await this.prisma.$transaction([
+      this.prisma.$queryRawUnsafe<Array<{ code: string }>>(`${sql} RETURNING "code"`, ...params),
+      ...then.map((next) => this.prisma.$executeRawUnsafe(next.sql, ...next.params)),
+    ]);
+    return (rows as Array<{ code: string }>).map((row) => row.code);
   }
 
   /**
-   * A batch with tags: each link by a one-row INSERT followed by its tags' (when it has any), all
-   * in one request, so each link is written with its tags or not at all, and the rows each INSERT
+   * A batch with tags: each link by a one-row INSERT followed by its tags' (when it has any), and
+   * the batch's webhook messages, all in one request, so each link is written with its tags or not at all, and the rows each INSERT
    * changed say which links were ours.
    */
-  private async insertTaggedBatch(batch: NewLink[], at: string): Promise<string[]> {
+  private async insertTaggedBatch(batch: NewLink[], at: string, messages?: OutboxMessages): Promise<string[]> {
     const statements: WriterStatement[] = [];
     const linkStatement: number[] = [];
     for (const link of batch) {
@@ -176,6 +244,8 @@ export class SqliteLinkStore extends LinkStore {
         statements.push({ sql: INSERT_TAGS_OF_INSERTED, params: [JSON.stringify(link.tags), link.code] });
       }
     }
+    // The batch's webhook messages last, in the same request: the links told ours by their rows.
+    if (messages) statements.push(messagesStatement(batch, at, messages, false));
     const changes = await this.writeAll(statements);
     return batch.filter((_, i) => changes[linkStatement[i]] === 1).map((link) => link.code);
   }

@@ -1,0 +1,55 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import type { Prisma } from '../../generated/sqlite/client.js';
+import { eventPattern, type MessageType, type WebhookEvent } from '../webhook-events.js';
+import { newMessageId } from '../webhook-secret.js';
+
+/** Prisma's client inside an interactive transaction. */
+export type TransactionClient = Prisma.TransactionClient;
+
+/**
+ * The outbox's writes made through Prisma, inside the caller's transaction: the messages of a
+ * link update or delete (LinksRepository), and a test message. Link creation writes its messages
+ * in its own statements instead (the LinkStores, see OutboxMessages).
+ */
+@Injectable()
+export class WebhookOutbox {
+  /**
+   * Stores a message with each body for every endpoint of the account that is enabled and
+   * subscribed to `event`, as part of the transaction `tx`.
+   */
+  async addInTransaction(
+    tx: TransactionClient,
+    accountId: string,
+    event: WebhookEvent,
+    bodies: string[],
+    now = new Date(),
+  ): Promise<number> {
+    if (bodies.length === 0) return 0;
+    const endpoints = await tx.webhookEndpoint.findMany({
+      // `events` holds the names with a space either side: `contains` with them is exact.
+      where: { accountId, disabledAt: null, events: { contains: eventPattern(event).slice(1, -1) } },
+      select: { id: true },
+    });
+    if (endpoints.length === 0) return 0;
+    const { count } = await tx.webhookMessage.createMany({
+      data: endpoints.flatMap((endpoint) => bodies.map((body) => newMessage(endpoint.id, event, body, now))),
+    });
+    return count;
+  }
+}
+
+/** A new pending message row, due now. */
+export function newMessage(endpointId: string, type: MessageType, payload: string, now: Date) {
+  return {
+    id: randomUUID(),
+    endpointId,
+    messageId: newMessageId(),
+    event: type,
+    payload,
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    createdAt: now,
+  };
+}
