@@ -68,9 +68,9 @@ const TRIM = {
   'better-sqlite3': [/^deps\//, /^src\//, /^build\/(?!Release\/better_sqlite3\.node$)/],
   // @prisma/config requires effect's CommonJS build (dist/cjs), never its ES modules.
   effect: [/^dist\/esm\//],
-  // The visitor labels read the IPv4-and-IPv6 file (src/clicks/visitors/country-lookup.ts), never
-  // the IPv4-only and IPv6-only copies of the same data (7.5 MiB).
-  '@ip-location-db/geo-whois-asn-country-mmdb': [/^geo-whois-asn-country-ipv[46]\.mmdb$/],
+  // The visitor labels read the IPv4-only and IPv6-only files, each when first needed
+  // (src/clicks/visitors/country-lookup.ts), never the combined copy of the same data (7.5 MiB).
+  '@ip-location-db/geo-whois-asn-country-mmdb': [/^geo-whois-asn-country\.mmdb$/],
 };
 
 /** Never opened at run time (no --enable-source-maps; Node.js does not run .ts from node_modules). */
