@@ -90,6 +90,22 @@ describe('CountryLookup', () => {
     }
   });
 
+  it('answers ZZ, without throwing, when a file is missing from the package (as a slimmed image once had it)', () => {
+    const error = jest.spyOn(Logger.prototype, 'error').mockImplementation(() => undefined);
+    try {
+      sut = new CountryLookup({
+        ipv4: '@ip-location-db/geo-whois-asn-country-mmdb/pruned-ipv4.mmdb',
+        ipv6: '@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country-ipv6.mmdb',
+      });
+      expect(sut.countryOf('8.8.8.8')).toBe(UNKNOWN_COUNTRY);
+      expect(sut.countryOf('2001:67c:2e8:22::c100:68b')).toBe('NL');
+      expect(error).toHaveBeenCalledTimes(1);
+      expect(error.mock.calls[0][0]).toContain('pruned-ipv4.mmdb');
+    } finally {
+      error.mockRestore();
+    }
+  });
+
   it('looks 10,000 cached addresses up in far less than a millisecond each', () => {
     const addresses = Array.from({ length: 100 }, (_, i) => `193.0.6.${i}`);
     for (const ip of addresses) sut.countryOf(ip);

@@ -23,13 +23,16 @@ export const COUNTRY_CACHE_SIZE = 10_000;
  * Two files, one per address family, each read on the first lookup of its family: IPv4 (2.9
  * MiB) and IPv6 (4.6 MiB). A service whose clients all come over IPv4 (or through a proxy that
  * forwards IPv4 addresses) never holds the IPv6 one; the package's combined file would cost both.
+ *
+ * Module specifiers (or paths), resolved when a family is first needed: a file missing from an
+ * install (a slimmed image, a pruned package) leaves that family's countries `ZZ`, logged once,
+ * rather than stopping the service at start-up.
  */
-const packageFile = (name: string) =>
-  createRequire(import.meta.url).resolve(`@ip-location-db/geo-whois-asn-country-mmdb/${name}`);
 export const COUNTRY_DATABASES: Readonly<Record<Family, string>> = {
-  ipv4: packageFile('geo-whois-asn-country-ipv4.mmdb'),
-  ipv6: packageFile('geo-whois-asn-country-ipv6.mmdb'),
+  ipv4: '@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country-ipv4.mmdb',
+  ipv6: '@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country-ipv6.mmdb',
 };
+const resolveFile = createRequire(import.meta.url).resolve;
 
 type Family = 'ipv4' | 'ipv6';
 
@@ -147,7 +150,7 @@ export class CountryLookup {
     let reader: Reader<CountryRecord> | null;
     try {
       // Synchronous, once per family: a few milliseconds, on the first flush with such a click.
-      reader = new Reader<CountryRecord>(readFileSync(file), {
+      reader = new Reader<CountryRecord>(readFileSync(resolveFile(file)), {
         // Decoded records by offset: a country database has a few hundred.
         cache: new LruCache<string | number, unknown>(1000),
       });
