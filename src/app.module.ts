@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { AccountsModule } from './accounts/accounts.module.js';
+import { AdminModule } from './admin/admin.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
@@ -45,6 +46,7 @@ export class AppModule {
         TagsModule,
         QuickShortenModule,
         WebhooksModule,
+        AdminModule,
         // The pages, each with its feature.
         SignInModule,
         LinksPagesModule,

@@ -46,7 +46,8 @@ describe('shortlink CLI', () => {
     expect(result.stderr).not.toMatch(/Error|at .*\(/);
     expect(result.status).toBe(0);
     const account = JSON.parse(result.stdout) as Record<string, unknown>;
-    expect(Object.keys(account).sort()).toEqual(['created_at', 'email', 'id']);
+    expect(Object.keys(account).sort()).toEqual(['created_at', 'disabled_at', 'email', 'id', 'is_admin']);
+    expect(account).toMatchObject({ is_admin: false, disabled_at: null });
     expect(account.email).toBe('owner@example.test');
     expect(new Date(account.created_at as string).toISOString()).toBe(account.created_at);
   });

@@ -71,6 +71,7 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
         expires_at: null,
         clicks: 0,
         tags: [],
+        disabled_at: null,
       });
       expect(response.headers.get('location')).toBe(`/api/links/${link.code}`);
     });

@@ -43,6 +43,7 @@ describe('the generated TypeScript SDK', () => {
         updated_at: expect.any(String),
         clicks: 0,
         tags: [],
+        disabled_at: null,
       });
       expect(response.headers.get('location')).toBe(`/api/links/${data?.code}`);
     });

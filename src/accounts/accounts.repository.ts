@@ -6,6 +6,11 @@ export interface AccountRecord {
   email: string;
   passwordHash: string | null;
   createdAt: Date;
+  isAdmin: boolean;
+  disabledAt: Date | null;
+  disabledReason: string | null;
+  /** How many links it has (kept by triggers). */
+  linkCount: number;
 }
 
 @Injectable()
@@ -13,9 +18,9 @@ export class AccountsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** Creates the account; null when the e-mail address is taken (also by a concurrent create). */
-  async create(email: string, passwordHash: string | null = null): Promise<AccountRecord | null> {
+  async create(email: string, passwordHash: string | null = null, isAdmin = false): Promise<AccountRecord | null> {
     try {
-      return await this.prisma.account.create({ data: { email, passwordHash } });
+      return await this.prisma.account.create({ data: { email, passwordHash, isAdmin } });
     } catch (error) {
       if ((error as { code?: string }).code === 'P2002') return null;
       throw error;
@@ -93,6 +98,54 @@ export class AccountsRepository {
       }),
       this.prisma.recoveryCode.deleteMany({ where: { accountId: id } }),
     ]);
+    return updated.count > 0;
+  }
+
+  // ---- the instance's administration ------------------------------------------------------
+
+  /** One page of the accounts, newest first; with `search`, those whose address contains it. */
+  async listForAdmin(
+    limit: number,
+    offset: number,
+    search?: string,
+  ): Promise<{ accounts: AccountRecord[]; total: number }> {
+    // Addresses are stored in lower case.
+    const where = search ? { email: { contains: search.toLowerCase() } } : {};
+    const [accounts, total] = await Promise.all([
+      this.prisma.account.findMany({
+        where,
+        orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+        take: limit,
+        skip: offset,
+      }),
+      this.prisma.account.count({ where }),
+    ]);
+    return { accounts, total };
+  }
+
+  /** How many enabled admins the instance has. */
+  countActiveAdmins(): Promise<number> {
+    return this.prisma.account.count({ where: { isAdmin: true, disabledAt: null } });
+  }
+
+  async setAdmin(id: string, isAdmin: boolean): Promise<boolean> {
+    return (await this.prisma.account.updateMany({ where: { id }, data: { isAdmin } })).count > 0;
+  }
+
+  /** Disables the account (a disabled one keeps its first time and reason); false for an unknown one. */
+  async disable(id: string, reason: string | null, at: Date): Promise<boolean> {
+    await this.prisma.account.updateMany({
+      where: { id, disabledAt: null },
+      data: { disabledAt: at, disabledReason: reason },
+    });
+    return (await this.prisma.account.count({ where: { id } })) > 0;
+  }
+
+  async enable(id: string): Promise<boolean> {
+    const updated = await this.prisma.account.updateMany({
+      where: { id },
+      data: { disabledAt: null, disabledReason: null },
+    });
     return updated.count > 0;
   }
 

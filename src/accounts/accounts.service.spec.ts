@@ -13,14 +13,23 @@ function inMemoryAccounts(...existing: AccountRecord[]) {
     findByEmail: (email: string) => Promise.resolve(byEmail(email)),
     create: (email: string, passwordHash: string | null = null) => {
       if (byEmail(email)) return Promise.resolve(null);
-      const account = { id: `id-${accounts.size + 1}`, email, passwordHash, createdAt: new Date(0) };
+      const account = { ...owner, id: `id-${accounts.size + 1}`, email, passwordHash };
       accounts.set(account.id, account);
       return Promise.resolve(account);
     },
   };
 }
 
-const owner: AccountRecord = { id: 'owner', email: 'owner@example.test', passwordHash: null, createdAt: new Date(0) };
+const owner: AccountRecord = {
+  id: 'owner',
+  email: 'owner@example.test',
+  passwordHash: null,
+  createdAt: new Date(0),
+  isAdmin: false,
+  disabledAt: null,
+  disabledReason: null,
+  linkCount: 0,
+};
 
 /** The refusal a call ends in, to check its stable name, status and texts. */
 async function refusal(call: Promise<unknown>): Promise<ApiError> {
@@ -48,6 +57,8 @@ describe('AccountsService refusals (ApiErrors with stable names)', () => {
       id: 'owner',
       email: 'owner@example.test',
       created_at: '1970-01-01T00:00:00.000Z',
+      is_admin: false,
+      disabled_at: null,
     });
 
     const error = await refusal(sut.get('gone'));

@@ -17,6 +17,16 @@ export interface AccountView {
   id: string;
   email: string;
   created_at: string;
+  /** An admin of the instance. */
+  is_admin: boolean;
+  /** When an admin disabled the account; null while it is enabled. */
+  disabled_at: string | null;
+}
+
+/** An account as the instance's admins see it. */
+export interface AdminAccountView extends AccountView {
+  disabled_reason: string | null;
+  links: number;
 }
 
 const EMAIL_MAX_LENGTH = 254;
@@ -24,7 +34,17 @@ const EMAIL_MAX_LENGTH = 254;
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 function toAccountView(account: AccountRecord): AccountView {
-  return { id: account.id, email: account.email, created_at: account.createdAt.toISOString() };
+  return {
+    id: account.id,
+    email: account.email,
+    created_at: account.createdAt.toISOString(),
+    is_admin: account.isAdmin,
+    disabled_at: account.disabledAt?.toISOString() ?? null,
+  };
+}
+
+function toAdminAccountView(account: AccountRecord): AdminAccountView {
+  return { ...toAccountView(account), disabled_reason: account.disabledReason, links: account.linkCount };
 }
 
 /** E-mail addresses are compared case-insensitively, so they are stored lower-cased. */
@@ -56,11 +76,14 @@ export class AccountsService {
     private readonly links: LinksService,
   ) {}
 
-  /** An account without a password (the CLI, single sign-on); refused when the email is registered. */
-  async create(email: string): Promise<AccountView> {
+  /**
+   * An account without a password (the CLI, single sign-on); refused when the email is
+   * registered. `admin`: an admin of the instance (the CLI's `account create --admin`).
+   */
+  async create(email: string, options: { admin?: boolean } = {}): Promise<AccountView> {
     const normalized = normalizeEmail(email);
     if (!EMAIL.test(normalized)) throw notAnEmail(email);
-    const account = await this.accounts.create(normalized);
+    const account = await this.accounts.create(normalized, null, options.admin ?? false);
     if (!account) throw ApiError.accountExists(normalized);
     return toAccountView(account);
   }
@@ -190,11 +213,84 @@ export class AccountsService {
     return true;
   }
 
+  /** The account an e-mail address names, or 404 `not_found` ("No account for …"). */
+  async getByEmail(email: string): Promise<AccountView> {
+    const account = await this.accounts.findByEmail(normalizeEmail(email));
+    if (!account) throw noSuchAccount(email);
+    return toAccountView(account);
+  }
+
+  // ---- the instance's administration ------------------------------------------------------
+
+  /** A page of the accounts, newest first; `q`: part of an e-mail address. */
+  async listForAdmin(limit: number, offset: number, q?: string): Promise<{ data: AdminAccountView[]; total: number }> {
+    const { accounts, total } = await this.accounts.listForAdmin(limit, offset, q?.trim() || undefined);
+    return { data: accounts.map(toAdminAccountView), total };
+  }
+
+  async getForAdmin(id: string): Promise<AdminAccountView> {
+    const account = await this.accounts.findById(id);
+    if (!account) throw noSuchAccount();
+    return toAdminAccountView(account);
+  }
+
+  /**
+   * Makes the account an admin, or (`admin` false) no longer one: then its tokens' `admin` scope
+   * stops working and /admin answers 404 to it at once. The last enabled admin cannot be demoted.
+   */
+  async setAdmin(accountId: string, admin: boolean): Promise<AccountView> {
+    const account = await this.accounts.findById(accountId);
+    if (!account) throw noSuchAccount();
+    if (!admin) await this.refuseLastAdmin(account, 'stop being an admin');
+    await this.accounts.setAdmin(accountId, admin);
+    return this.get(accountId);
+  }
+
+  /**
+   * Disables the account: it cannot sign in, its sessions end, its tokens answer 403
+   * `account_disabled`, and its live links are disabled (they come back when it is enabled). Refused
+   * for the caller's own account (`by`) and for the last enabled admin. Disabling a disabled
+   * account keeps its first reason.
+   */
+  async disable(accountId: string, reason: string | null, by?: string): Promise<AccountView> {
+    if (by === accountId) throw ApiError.adminConflict('You cannot disable your own account');
+    const account = await this.accounts.findById(accountId);
+    if (!account) throw noSuchAccount();
+    await this.refuseLastAdmin(account, 'be disabled');
+    // The flag first: from here on the account's tokens and sessions are refused on every instance.
+    await this.accounts.disable(accountId, reason, new Date());
+    await this.sessions.endAllBut(accountId);
+    await this.links.disableForAccount(accountId);
+    return this.get(accountId);
+  }
+
+  /** Enables a disabled account and the links its disabling disabled (not those on a blocked host). */
+  async enable(accountId: string): Promise<AccountView> {
+    if (!(await this.accounts.enable(accountId))) throw noSuchAccount();
+    await this.links.enableForAccount(accountId);
+    return this.get(accountId);
+  }
+
+  /** The instance must keep an enabled admin, or nobody could open /admin again (but the CLI). */
+  private async refuseLastAdmin(account: AccountRecord, change: string): Promise<void> {
+    if (!account.isAdmin || account.disabledAt !== null) return;
+    if ((await this.accounts.countActiveAdmins()) <= 1) {
+      throw ApiError.adminConflict(
+        `${account.email} is the last admin of this instance and cannot ${change}: make another account an admin first`,
+      );
+    }
+  }
+
   /**
    * Deletes the account with its links, tokens and sessions (by foreign key), then drops its links
-   * from every instance's redirect cache.
+   * from every instance's redirect cache. The last enabled admin is refused (`admin_conflict`),
+   * and so is an admin deleting their own account from the admin pages (`by`).
    */
-  async delete(accountId: string): Promise<boolean> {
+  async delete(accountId: string, by?: string): Promise<boolean> {
+    if (by === accountId) throw ApiError.adminConflict('You cannot delete your own account from the admin pages');
+    const account = await this.accounts.findById(accountId);
+    if (!account) return false;
+    await this.refuseLastAdmin(account, 'be deleted');
     const codes = await this.links.codesOfAccount(accountId);
     const deleted = await this.accounts.delete(accountId);
     await this.links.forgetDeleted(codes);

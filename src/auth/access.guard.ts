@@ -68,6 +68,7 @@ export class AccessGuard implements CanActivate {
 
     const token = await this.tokens.authenticate(presented.value);
     if (!token) throw ApiError.unauthorized('The API token is invalid or revoked');
+    if (token.accountDisabled) throw ApiError.accountDisabled();
     const missing = policy.scopes.filter((scope) => !token.scopes.includes(scope));
     if (missing.length > 0) throw ApiError.forbidden(`The API token lacks the scope ${missing.join(', ')}`);
 
@@ -85,6 +86,8 @@ export class AccessGuard implements CanActivate {
     if (policy.kind === 'public') return true;
 
     if (!session) throw new SignInRequiredError(returnTo(request));
+    // Not an admin: as if the page did not exist (before the form token: nothing is told or done).
+    if (policy.role === 'admin' && !session.isAdmin) throw ApiError.notFound('There is no such page');
     if (!SAFE_METHODS.has(request.method) && !this.csrf.valid(request, true)) throw new FormTokenRejectedError();
     return true;
   }

@@ -16,7 +16,7 @@ export type AuthPolicy =
   | { kind: 'public' }
   | { kind: 'optional'; scopes: Scope[] }
   | { kind: 'required'; scopes: Scope[] }
-  | { kind: 'signed-in' };
+  | { kind: 'signed-in'; role?: 'admin' };
 
 /** Security scheme names used in the OpenAPI document. */
 export const API_KEY_SCHEME = 'ApiKey';
@@ -56,6 +56,14 @@ export const OptionalScopes = (...scopes: Scope[]) =>
  */
 export const SignedIn = () => SetMetadata(AUTH_POLICY, { kind: 'signed-in' } satisfies AuthPolicy);
 
+/**
+ * A page for the instance's admins: a signed-in page (`@SignedIn()`: signed out → the sign-in
+ * page, forms need the session's token) that answers 404 to anyone signed in who is not an admin,
+ * as if it did not exist. Checked by the guard on every request, from the session's own read: an
+ * admin demoted or disabled is refused on the next page.
+ */
+export const AdminOnly = () => SetMetadata(AUTH_POLICY, { kind: 'signed-in', role: 'admin' } satisfies AuthPolicy);
+
 /** Who calls the API: an account, through one of its tokens. */
 export interface Caller {
   accountId: string;
@@ -81,6 +89,8 @@ export const CurrentCaller = createParamDecorator((_data: unknown, context: Exec
 export const CurrentSession = createParamDecorator(
   (_data: unknown, context: ExecutionContext): ActiveSession | null => {
     const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
-    return principal?.kind === 'session' ? { accountId: principal.accountId, idHash: principal.idHash } : null;
+    return principal?.kind === 'session'
+      ? { accountId: principal.accountId, idHash: principal.idHash, isAdmin: principal.isAdmin }
+      : null;
   },
 );

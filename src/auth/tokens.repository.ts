@@ -2,15 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { PreparedReads, preparedRead } from '../database/prepared-reads.js';
 import { PrismaService } from '../database/prisma.service.js';
 
-/** What authenticating a request needs of a token that is not revoked. */
+/** What authenticating a request needs of a token that is not revoked, and of its account. */
 export interface UsableTokenRecord {
   id: string;
   accountId: string;
   scopes: string;
+  /** SQLite answers 0/1, PostgreSQL a boolean. */
+  isAdmin: boolean | number;
+  accountDisabled: boolean | number;
 }
 
-const USABLE_TOKEN_SQL =
-  'SELECT id, account_id AS "accountId", scopes FROM api_tokens WHERE token_hash = $1 AND revoked_at IS NULL';
+/** The account's flags come in the same read (its primary key): no second query per call. */
+const USABLE_TOKEN_SQL = `SELECT t.id, t.account_id AS "accountId", t.scopes, a.is_admin AS "isAdmin",
+    a.disabled_at IS NOT NULL AS "accountDisabled"
+  FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE t.token_hash = $1 AND t.revoked_at IS NULL`;
 const USABLE_TOKEN_BY_HASH = preparedRead<UsableTokenRecord>({
   name: 'usable-token-by-hash',
   sqlite: USABLE_TOKEN_SQL,
@@ -73,6 +78,12 @@ export class TokensRepository {
   async revoke(id: string, at: Date): Promise<TokenRecord | null> {
     await this.prisma.apiToken.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: at } });
     return this.prisma.apiToken.findUnique({ where: { id }, select: TOKEN_FIELDS });
+  }
+
+  /** Whether the account is an admin of the instance (false for an unknown one). */
+  async isAdmin(accountId: string): Promise<boolean> {
+    const account = await this.prisma.account.findUnique({ where: { id: accountId }, select: { isAdmin: true } });
+    return account?.isAdmin ?? false;
   }
 
   async touch(id: string, at: Date): Promise<void> {

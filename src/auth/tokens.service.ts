@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { ApiError, type FieldError } from '../common/errors/api-error.js';
 import { hashToken, generateRawToken, tokenPrefix, looksLikeToken } from './token-secret.js';
-import { isScope, SCOPES, type Scope } from './scopes.js';
+import { ADMIN_SCOPE, ALL_SCOPES, isScope, SCOPES, type Scope } from './scopes.js';
 import { TokensRepository, type TokenRecord } from './tokens.repository.js';
 
 /** A token as its owner may see it: never the raw value or its hash. */
@@ -18,7 +18,10 @@ export interface TokenView {
 export interface ActiveToken {
   id: string;
   accountId: string;
+  /** Its scopes, without `admin` unless the account is an admin now. */
   scopes: Scope[];
+  /** The account was disabled by an admin: the token is refused (403 `account_disabled`). */
+  accountDisabled: boolean;
 }
 
 /** A token's name: what its owner tells tokens apart by. */
@@ -72,10 +75,12 @@ export class TokensService {
     if (unknown.length > 0) {
       problems.push({
         field: 'scopes',
-        message: `Unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; valid scopes: ${SCOPES.join(', ')}.`,
+        message: `Unknown scope ${unknown.map((s) => `"${s}"`).join(', ')}; valid scopes: ${ALL_SCOPES.join(', ')}.`,
       });
     } else if (scopes.length === 0) {
       problems.push({ field: 'scopes', message: `Choose at least one scope: ${SCOPES.join(', ')}.` });
+    } else if (scopes.includes(ADMIN_SCOPE) && !(await this.tokens.isAdmin(accountId))) {
+      problems.push({ field: 'scopes', message: `Only an admin's token may hold the scope ${ADMIN_SCOPE}.` });
     }
     if (problems.length > 0) throw ApiError.validationFailed('The token was not created', problems);
 
@@ -115,7 +120,14 @@ export class TokensService {
     const record = await this.tokens.findUsableByHash(hashToken(raw));
     if (!record) return null;
     this.touchLater(record.id);
-    return { id: record.id, accountId: record.accountId, scopes: scopesFromStorage(record.scopes) };
+    const scopes = scopesFromStorage(record.scopes);
+    return {
+      id: record.id,
+      accountId: record.accountId,
+      // An admin's token stops administering the moment the account stops being an admin.
+      scopes: record.isAdmin ? scopes : scopes.filter((scope) => scope !== ADMIN_SCOPE),
+      accountDisabled: Boolean(record.accountDisabled),
+    };
   }
 
   private touchLater(id: string): void {

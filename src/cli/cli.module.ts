@@ -1,4 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AdminModule } from '../admin/admin.module.js';
 import { AccountsModule } from '../accounts/accounts.module.js';
 import type { AppConfig } from '../config/app-config.js';
 import { ConfigModule } from '../config/config.module.js';
@@ -12,7 +13,7 @@ export class CliModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule.forRoot(config), DatabaseModule, AccountsModule, TokensModule, LinksModule],
+      imports: [ConfigModule.forRoot(config), DatabaseModule, AccountsModule, TokensModule, LinksModule, AdminModule],
     };
   }
 }

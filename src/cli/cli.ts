@@ -5,7 +5,9 @@ import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { Writable, type Readable } from 'node:stream';
 import { AccountsService } from '../accounts/accounts.service.js';
-import { SCOPES } from '../auth/scopes.js';
+import { ALL_SCOPES, SCOPES } from '../auth/scopes.js';
+import { AdminService } from '../admin/admin.service.js';
+import { CLI_ACTOR } from '../admin/audit-log.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { ConfigError, loadConfig } from '../config/app-config.js';
 import { prepareDatabase } from '../database/startup-migrations.js';
@@ -111,9 +113,50 @@ export function buildProgram(
     .command('create')
     .description('Create an account and print it as JSON')
     .argument('<email>', 'e-mail address of the account')
+    .option('--admin', 'make it an admin of the instance (the /admin pages, tokens with the scope admin)')
+    .action(async (email: string, options: { admin?: boolean }) => {
+      await withServices(env, output, async (context) => {
+        const created = options.admin
+          ? await context.get(AdminService).createAdmin(CLI_ACTOR, email)
+          : await context.get(AccountsService).create(email);
+        output.out(json(created));
+      });
+    });
+
+  account
+    .command('set-admin')
+    .description('Make an account an admin of the instance, or with --revoke no longer one; prints it as JSON')
+    .argument('<email>', 'e-mail address of the account')
+    .option('--revoke', 'take the admin role away (its admin tokens stop working at once)')
+    .action(async (email: string, options: { revoke?: boolean }) => {
+      await withServices(env, output, async (context) => {
+        const accountId = await findAccountId(context, email);
+        output.out(json(await context.get(AdminService).setAdmin(CLI_ACTOR, accountId, !options.revoke)));
+      });
+    });
+
+  account
+    .command('disable')
+    .description(
+      'Disable an account: it cannot sign in, its sessions end, its tokens answer 403 and its links are disabled; prints it as JSON',
+    )
+    .argument('<email>', 'e-mail address of the account')
+    .option('--reason <text>', 'why (kept in the audit log)')
+    .action(async (email: string, options: { reason?: string }) => {
+      await withServices(env, output, async (context) => {
+        const accountId = await findAccountId(context, email);
+        output.out(json(await context.get(AdminService).disableAccount(CLI_ACTOR, accountId, options.reason)));
+      });
+    });
+
+  account
+    .command('enable')
+    .description('Enable a disabled account and the links its disabling disabled; prints it as JSON')
+    .argument('<email>', 'e-mail address of the account')
     .action(async (email: string) => {
       await withServices(env, output, async (context) => {
-        output.out(json(await context.get(AccountsService).create(email)));
+        const accountId = await findAccountId(context, email);
+        output.out(json(await context.get(AdminService).enableAccount(CLI_ACTOR, accountId)));
       });
     });
 
@@ -150,7 +193,11 @@ export function buildProgram(
     .description('Create an API token and print it alone on one line (it is shown only this once)')
     .argument('<email>', 'e-mail address of the account that owns the token')
     .option('--name <label>', 'a label to tell tokens apart', 'default')
-    .option('--scopes <list>', `comma-separated scopes (${SCOPES.join(', ')})`, SCOPES.join(','))
+    .option(
+      '--scopes <list>',
+      `comma-separated scopes (${ALL_SCOPES.join(', ')}; admin only for an admin's token)`,
+      SCOPES.join(','),
+    )
     .action(async (email: string, options: { name: string; scopes: string }) => {
       const scopes = parseScopeOption(options.scopes);
       await withServices(env, output, async (context) => {
@@ -206,6 +253,9 @@ export function buildProgram(
     .action(async (email: string, file: string) => {
       await withServices(env, output, async (context) => {
         const accountId = await findAccountId(context, email);
+        if ((await context.get(AccountsService).get(accountId)).disabled_at !== null) {
+          throw new CliError(`The account ${email} is disabled; enable it first: shortlink account enable ${email}`);
+        }
         const source = file === '-' ? input : createReadStream(file);
         const opened = file === '-' ? Promise.resolve() : once(source, 'open');
         try {

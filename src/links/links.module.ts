@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { BlockedHostsModule } from '../blocked-hosts/blocked-hosts.module.js';
 import { ClicksModule } from '../clicks/clicks.module.js';
 import { IdempotencyModule } from '../idempotency/idempotency.module.js';
 import { WebhookOutboxModule } from '../webhooks/outbox/webhook-outbox.module.js';
@@ -9,7 +10,7 @@ import { LinksService } from './links.service.js';
 import { linkStoreProvider } from './store/link-store.provider.js';
 
 @Module({
-  imports: [ClicksModule, IdempotencyModule, WebhookOutboxModule],
+  imports: [ClicksModule, IdempotencyModule, WebhookOutboxModule, BlockedHostsModule],
   controllers: [LinksController],
   providers: [linkStoreProvider, LinksRepository, LinksService, LinkCache],
   // Shared with the redirect module, one per instance: LinkCache is invalidated here.

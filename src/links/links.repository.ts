@@ -18,9 +18,38 @@ export interface LinkRecord {
   updatedAt: Date;
   /** After this instant redirects answer 410; null: never. */
   expiresAt: Date | null;
+  /** While set, the link is disabled: redirects answer 410 with a page saying so. */
+  disabledAt: Date | null;
   /** Lower case, sorted. */
   tags: string[];
 }
+
+/**
+ * Who disabled a link, kept so that undoing one cause never undoes another: `admin` by hand,
+ * `host` a blocked host, `account` its disabled account.
+ */
+export type DisabledCause = 'admin' | 'host' | 'account';
+
+/** A link as the instance's admins see it: its owner and why it is disabled. */
+export interface AdminLinkRecord extends LinkRecord {
+  /** The owner's e-mail address; null for an anonymous link. */
+  ownerEmail: string | null;
+  disabledReason: string | null;
+  disabledCause: DisabledCause | null;
+}
+
+/** A link whose disabled state a rule decides again (a host unblocked, an account enabled). */
+export interface LinkToRecheck {
+  code: string;
+  url: string;
+  accountDisabled: boolean;
+}
+
+/** A link's new state: live (null), or disabled for this cause and reason. */
+export type LinkState = { cause: DisabledCause; reason: string } | null;
+
+/** Rows changed per UPDATE … WHERE code IN (…): far below either database's parameter limit. */
+const UPDATE_BATCH = 500;
 
 /** What Prisma reads of a link's tags: sorted, as the stores read them. */
 const WITH_TAGS = { tags: { select: { tag: true }, orderBy: { tag: 'asc' } } } as const;
@@ -224,10 +253,187 @@ export class LinksRepository {
       createdAt: link.createdAt,
       updatedAt: link.updatedAt,
       expiresAt: link.expiresAt,
+      disabledAt: link.disabledAt,
       tags: link.tags,
     };
   }
+
+  // ---- the instance's administration ------------------------------------------------------
+
+  /** Any link by its code, whoever owns it: for the admins. */
+  async findForAdmin(code: string): Promise<AdminLinkRecord | null> {
+    const link = await this.prisma.link.findUnique({ where: { code }, include: ADMIN_VIEW });
+    return link && this.toAdminRecord(link);
+  }
+
+  /**
+   * One page of every account's links (and the anonymous ones), newest first; with `search`,
+   * those whose code or URL contains it (a URL's scheme and host are stored in lower case, so a
+   * host is found however it is typed). For the admins' pages: an occasional read, through Prisma.
+   */
+  async listForAdmin(
+    limit: number,
+    offset: number,
+    search?: string,
+  ): Promise<{ links: AdminLinkRecord[]; total: number }> {
+    const where = search
+      ? {
+          OR: [
+            { code: { contains: search } },
+            { url: { contains: search } },
+            { url: { contains: search.toLowerCase() } },
+          ],
+        }
+      : {};
+    const [links, total] = await Promise.all([
+      this.prisma.link.findMany({
+        where,
+        orderBy: [{ createdAt: 'desc' }, { code: 'asc' }],
+        take: limit,
+        skip: offset,
+        include: ADMIN_VIEW,
+      }),
+      this.prisma.link.count({ where }),
+    ]);
+    return { links: links.map((link) => this.toAdminRecord(link)), total };
+  }
+
+  /**
+   * Disables a link by hand (cause `admin`): also one that a blocked host or its account keeps
+   * disabled, so that lifting those no longer brings it back. False for an unknown code; a link
+   * an admin disabled already keeps its first reason.
+   */
+  async disableByAdmin(code: string, reason: string, at: Date): Promise<boolean> {
+    const link = await this.prisma.link.findUnique({ where: { code }, select: { disabledCause: true } });
+    if (!link) return false;
+    await this.prisma.link.updateMany({
+      where: { code, OR: [{ disabledCause: null }, { disabledCause: { not: 'admin' } }] },
+      data: { disabledAt: at, disabledReason: reason, disabledCause: 'admin' },
+    });
+    return true;
+  }
+
+  /** Undoes `disableByAdmin`; a link disabled for another cause stays as it is. */
+  async enableByAdmin(code: string): Promise<void> {
+    await this.prisma.link.updateMany({
+      where: { code, disabledCause: 'admin' },
+      data: { disabledAt: null, disabledReason: null, disabledCause: null },
+    });
+  }
+
+  /**
+   * The live links (or, with `cause`, the links disabled for it) whose URL may point at `host`
+   * or a subdomain of it: every URL with `://host/`, `://host:`, `.host/` or `.host:` in it. A
+   * superset (the text may sit in a path, `_` is a LIKE wildcard): the caller checks each URL's
+   * host. On PostgreSQL the trigram index serves the patterns.
+   */
+  async findByHostPattern(host: string, cause?: DisabledCause): Promise<LinkToRecheck[]> {
+    const patterns = [`://${host}/`, `://${host}:`, `.${host}/`, `.${host}:`];
+    const links = await this.prisma.link.findMany({
+      where: {
+        ...(cause ? { disabledCause: cause } : { disabledAt: null }),
+        OR: patterns.map((pattern) => ({ url: { contains: pattern } })),
+      },
+      select: { code: true, url: true, account: { select: { disabledAt: true } } },
+    });
+    return links.map((link) => ({
+      code: link.code,
+      url: link.url,
+      accountDisabled: Boolean(link.account?.disabledAt),
+    }));
+  }
+
+  /** The account's links disabled for `cause`. */
+  async findOfAccountDisabledFor(accountId: string, cause: DisabledCause): Promise<LinkToRecheck[]> {
+    const links = await this.prisma.link.findMany({
+      where: { accountId, disabledCause: cause },
+      select: { code: true, url: true },
+    });
+    return links.map((link) => ({ ...link, accountDisabled: false }));
+  }
+
+  /**
+   * Disables the live links among `codes` for `cause`; the codes it disabled. A link that became
+   * disabled meanwhile (by another cause) keeps its own.
+   */
+  async disableLive(codes: string[], cause: DisabledCause, reason: string, at: Date): Promise<string[]> {
+    const disabled: string[] = [];
+    for (let start = 0; start < codes.length; start += UPDATE_BATCH) {
+      const batch = codes.slice(start, start + UPDATE_BATCH);
+      const live = await this.prisma.$transaction(async (tx) => {
+        const rows = await tx.link.findMany({
+          where: { code: { in: batch }, disabledAt: null },
+          select: { code: true },
+        });
+        const found = rows.map((row) => row.code);
+        if (found.length > 0) {
+          await tx.link.updateMany({
+            where: { code: { in: found }, disabledAt: null },
+            data: { disabledAt: at, disabledReason: reason, disabledCause: cause },
+          });
+        }
+        return found;
+      });
+      disabled.push(...live);
+    }
+    return disabled;
+  }
+
+  /**
+   * Disables every live link of the account (cause `account`), in one statement; the codes of
+   * the account's links (to drop from the caches).
+   */
+  async disableAllOfAccount(accountId: string, reason: string, at: Date): Promise<string[]> {
+    await this.prisma.link.updateMany({
+      where: { accountId, disabledAt: null },
+      data: { disabledAt: at, disabledReason: reason, disabledCause: 'account' },
+    });
+    return this.codesOfAccount(accountId);
+  }
+
+  /**
+   * Gives links that were disabled for `from` their new state: live, or disabled for another
+   * cause that still holds. Only links still disabled for `from` change.
+   */
+  async restate(changes: Array<{ code: string; state: LinkState }>, from: DisabledCause, at: Date): Promise<void> {
+    const groups = new Map<string, { state: LinkState; codes: string[] }>();
+    for (const { code, state } of changes) {
+      const key = state ? `${state.cause}\u0000${state.reason}` : '';
+      const group = groups.get(key) ?? { state, codes: [] };
+      group.codes.push(code);
+      groups.set(key, group);
+    }
+    for (const { state, codes } of groups.values()) {
+      for (let start = 0; start < codes.length; start += UPDATE_BATCH) {
+        await this.prisma.link.updateMany({
+          where: { code: { in: codes.slice(start, start + UPDATE_BATCH) }, disabledCause: from },
+          data: state
+            ? { disabledAt: at, disabledReason: state.reason, disabledCause: state.cause }
+            : { disabledAt: null, disabledReason: null, disabledCause: null },
+        });
+      }
+    }
+  }
+
+  private toAdminRecord(
+    link: Omit<StoredLink, 'tags'> & {
+      tags: Array<{ tag: string }>;
+      disabledReason: string | null;
+      disabledCause: string | null;
+      account: { email: string } | null;
+    },
+  ): AdminLinkRecord {
+    return {
+      ...this.withLoggedClicks(fromPrisma(link)),
+      ownerEmail: link.account?.email ?? null,
+      disabledReason: link.disabledReason,
+      disabledCause: link.disabledCause as DisabledCause | null,
+    };
+  }
 }
+
+/** What the admins' reads include: the tags (as `fromPrisma` reads them) and the owner. */
+const ADMIN_VIEW = { ...WITH_TAGS, account: { select: { email: true } } } as const;
 
 /** The message bodies of `records` for the store's outbox statements. */
 function outboxMessages(accountId: string, event: OutboxEvent<LinkRecord>, records: LinkRecord[]): OutboxMessages {
@@ -240,6 +446,7 @@ function newRecord(link: NewLink, now: Date): LinkRecord {
     url: link.url,
     accountId: link.accountId,
     expiresAt: link.expiresAt ?? null,
+    disabledAt: null,
     clicks: link.clicks ?? 0,
     createdAt: link.createdAt ?? now,
     updatedAt: now,

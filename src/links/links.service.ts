@@ -10,13 +10,23 @@ import { VALIDATION_OPTIONS, validationProblem } from '../common/validation/vali
 import { CreateLinkDto, ImportedLinkDto } from './dto/create-link.dto.js';
 import type { LinkDto, LinkListDto } from './dto/link.dto.js';
 import { LinkCache } from './link-cache.js';
-import { LinksRepository, type LinkRecord, type NewLink } from './links.repository.js';
+import {
+  LinksRepository,
+  type AdminLinkRecord,
+  type DisabledCause,
+  type LinkRecord,
+  type LinkState,
+  type LinkToRecheck,
+  type NewLink,
+} from './links.repository.js';
 import { couldBeCode, customCodeProblem, generateCode } from './short-code.js';
 import { parseExpiresAt } from './link-expiry.js';
 import { parseTags } from './link-tags.js';
 import { qrCodeSvg } from './qr-code.js';
 import { normalizeTargetUrl } from './target-url.js';
 import { WebhookSubscriptions } from '../webhooks/outbox/webhook-subscriptions.js';
+import { BlockedHostList, type BlockedHostSnapshot } from '../blocked-hosts/blocked-host-list.js';
+import { blockKeys } from '../blocked-hosts/blocked-host.js';
 
 /** A bulk item's failure as a problem; anything else is a fault, not the item's doing. */
 function asApiError(error: unknown): ApiError {
@@ -58,6 +68,14 @@ export interface ImportOptions {
   importing: true;
 }
 
+/** A link as the instance's admins see it: the resource, its owner and why it is disabled. */
+export interface AdminLinkView extends LinkDto {
+  /** The owner's e-mail address; null for an anonymous link. */
+  owner_email: string | null;
+  disabled_reason: string | null;
+  disabled_cause: DisabledCause | null;
+}
+
 /** The outcome of one bulk item: the link, or the problem that item alone ran into. */
 export type BulkItemResult = { link: LinkDto } | { error: ApiError };
 
@@ -76,6 +94,14 @@ const GENERATED_CODE_ATTEMPTS = 8;
  */
 const BULK_CALLS_AT_ONCE = 2;
 
+/** Cache invalidations in flight at once when many links change together (a host, an account). */
+const INVALIDATIONS_AT_ONCE = 500;
+
+/** Whether `url`'s host is `host` or a subdomain of it (`host` normalised). */
+function pointsAtHost(url: string, host: string): boolean {
+  return URL.canParse(url) && blockKeys(new URL(url).hostname).includes(host);
+}
+
 function toLinkDto(link: LinkRecord, shortBaseUrl: string): LinkDto {
   return {
     code: link.code,
@@ -86,6 +112,7 @@ function toLinkDto(link: LinkRecord, shortBaseUrl: string): LinkDto {
     expires_at: link.expiresAt?.toISOString() ?? null,
     clicks: link.clicks,
     tags: link.tags,
+    disabled_at: link.disabledAt?.toISOString() ?? null,
   };
 }
 
@@ -96,6 +123,7 @@ export class LinksService {
     private readonly cache: LinkCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly webhooks: WebhookSubscriptions,
+    private readonly blockedHosts: BlockedHostList,
   ) {}
 
   /**
@@ -113,7 +141,8 @@ export class LinksService {
    * the link is anonymous: it belongs to no account and cannot be managed later.
    */
   async create(accountId: string | undefined, input: CreateLinkInput): Promise<LinkDto> {
-    const { url, customCode, expiresAt, tags } = this.checkCreation(accountId, input, new Date());
+    const blocked = await this.blockedHosts.snapshot();
+    const { url, customCode, expiresAt, tags } = this.checkCreation(accountId, input, new Date(), blocked);
     const event = await this.linkEvent(accountId, 'link.created');
 
     let created: LinkRecord | null;
@@ -150,6 +179,7 @@ export class LinksService {
   ): Promise<BulkItemResult[]> {
     const dto = options?.importing ? ImportedLinkDto : CreateLinkDto;
     const now = new Date();
+    const blocked = await this.blockedHosts.snapshot();
     const results = Array.from<BulkItemResult | undefined>({ length: items.length });
     // Every code this call uses: a second use of a custom code is code_taken, and a generated
     // code must differ from all of them (one INSERT cannot tell two rows of one code apart).
@@ -166,7 +196,7 @@ export class LinksService {
         // The checks the validation pipe makes of POST /api/links (unknown fields, types).
         const invalid = validateSync(plainToInstance(dto, item), VALIDATION_OPTIONS);
         if (invalid.length > 0) throw validationProblem(invalid, options?.importing ? '' : `links[${index}]`);
-        const creation = this.checkCreation(accountId, item, options?.importing ? new Date(0) : now);
+        const creation = this.checkCreation(accountId, item, options?.importing ? new Date(0) : now, blocked);
         if (options?.importing) {
           if (typeof item.created_at === 'string') creation.createdAt = new Date(item.created_at);
           if (typeof item.clicks === 'number') creation.clicks = item.clicks;
@@ -243,6 +273,7 @@ export class LinksService {
       throw ApiError.invalidUrl(message, [{ field: 'url', message }]);
     }
     const url = input.url === undefined ? undefined : normalizeTargetUrl(input.url, this.config.shortBaseUrl);
+    if (url !== undefined) this.refuseBlocked(url, await this.blockedHosts.snapshot());
     const expiresAt = parseExpiresAt(input.expires_at, new Date());
     const tags = parseTags(input.tags);
     const event = await this.linkEvent(accountId, 'link.updated');
@@ -305,7 +336,12 @@ export class LinksService {
    * Every check of a creation, in the order a caller should learn of them: an anonymous
    * `custom_code` or `tags` is 401 before anything about the URL.
    */
-  private checkCreation(accountId: string | undefined, input: CreateLinkInput, now: Date): ValidCreation {
+  private checkCreation(
+    accountId: string | undefined,
+    input: CreateLinkInput,
+    now: Date,
+    blocked: BlockedHostSnapshot,
+  ): ValidCreation {
     const customCode = input.custom_code ?? undefined;
     if (customCode !== undefined && !accountId) {
       throw ApiError.unauthorized('custom_code needs an API token; anonymous links get a generated code');
@@ -314,6 +350,7 @@ export class LinksService {
       throw ApiError.unauthorized('tags need an API token; anonymous links cannot be tagged');
     }
     const url = normalizeTargetUrl(input.url, this.config.shortBaseUrl);
+    this.refuseBlocked(url, blocked);
     if (customCode !== undefined) {
       const problem = typeof customCode === 'string' ? customCodeProblem(customCode) : 'custom_code must be a string';
       if (problem) throw ApiError.invalidCode(problem, [{ field: 'custom_code', message: problem }]);
@@ -321,6 +358,135 @@ export class LinksService {
     const expiresAt = parseExpiresAt(input.expires_at, now) ?? null;
     const tags = parseTags(input.tags);
     return { url, customCode: customCode as string | undefined, expiresAt, tags };
+  }
+
+  /** `blocked_url` when a (normalised) target points at a blocked host or one of its subdomains. */
+  private refuseBlocked(url: string, blocked: BlockedHostSnapshot): void {
+    const host = blocked.blockerOf(url);
+    if (host !== null) throw ApiError.blockedUrl(host);
+  }
+
+  // ---- the instance's administration (src/admin) ------------------------------------------
+
+  /** Any link by its code, whoever owns it. */
+  async getForAdmin(code: string): Promise<AdminLinkView> {
+    const link = couldBeCode(code) ? await this.links.findForAdmin(code) : null;
+    if (!link) throw ApiError.notFound();
+    return this.toAdminView(link);
+  }
+
+  /** A page of every account's links, newest first; `q`: part of a code, a URL or a host. */
+  async listForAdmin(limit: number, offset: number, q?: string): Promise<{ data: AdminLinkView[]; total: number }> {
+    const { links, total } = await this.links.listForAdmin(limit, offset, q || undefined);
+    return { data: links.map((link) => this.toAdminView(link)), total };
+  }
+
+  /**
+   * An admin disables a link by hand: its redirect answers 410 on every instance before this
+   * returns, and only an admin enables it again (its owner cannot; lifting a host block or an
+   * account's disabling does not either).
+   */
+  async disableByAdmin(code: string, reason: string): Promise<LinkDto> {
+    if (!couldBeCode(code) || !(await this.links.disableByAdmin(code, reason, new Date()))) throw ApiError.notFound();
+    await this.cache.invalidate(code);
+    return this.toDto(await this.getRecordForAdmin(code));
+  }
+
+  /**
+   * Undoes `disableByAdmin`. A link that a blocked host or its disabled account keeps disabled
+   * is refused (`admin_conflict`): lift that first. A live link is answered as it is.
+   */
+  async enableByAdmin(code: string): Promise<LinkDto> {
+    const link = await this.getRecordForAdmin(code);
+    if (link.disabledCause === 'host') {
+      throw ApiError.adminConflict(
+        `This link stays disabled while its host is blocked (${link.disabledReason ?? 'a blocked host'}): unblock the host to enable it`,
+      );
+    }
+    if (link.disabledCause === 'account') {
+      throw ApiError.adminConflict(
+        `This link stays disabled while its account ${link.ownerEmail ?? ''} is disabled: enable the account to enable it`,
+      );
+    }
+    if (link.disabledCause === 'admin') {
+      await this.links.enableByAdmin(code);
+      await this.cache.invalidate(code);
+    }
+    return this.toDto(await this.getRecordForAdmin(code));
+  }
+
+  /** Disables every live link that points at `host` (normalised) or a subdomain of it; their codes. */
+  async disableForHost(host: string): Promise<string[]> {
+    const candidates = await this.links.findByHostPattern(host);
+    const codes = candidates.filter((link) => pointsAtHost(link.url, host)).map((link) => link.code);
+    const disabled = await this.links.disableLive(codes, 'host', `Blocked host ${host}`, new Date());
+    await this.invalidateAll(disabled);
+    return disabled;
+  }
+
+  /**
+   * After `host` was unblocked: the links its block disabled are live again, unless another
+   * blocked host (a parent domain) or their disabled account still holds them. Links an admin
+   * disabled by hand stay disabled. Their codes.
+   */
+  async enableForHost(host: string): Promise<string[]> {
+    const blocked = await this.blockedHosts.snapshot();
+    const links = (await this.links.findByHostPattern(host, 'host')).filter((link) => pointsAtHost(link.url, host));
+    await this.links.restate(
+      links.map((link) => ({ code: link.code, state: this.stateAfterLifting('host', link, blocked) })),
+      'host',
+      new Date(),
+    );
+    const codes = links.map((link) => link.code);
+    await this.invalidateAll(codes);
+    return codes;
+  }
+
+  /** Disables every live link of a disabled account (cause `account`). */
+  async disableForAccount(accountId: string): Promise<void> {
+    await this.invalidateAll(await this.links.disableAllOfAccount(accountId, 'Account disabled', new Date()));
+  }
+
+  /** After the account was enabled: its links are live again, but for those on a blocked host. */
+  async enableForAccount(accountId: string): Promise<void> {
+    const blocked = await this.blockedHosts.snapshot();
+    const links = await this.links.findOfAccountDisabledFor(accountId, 'account');
+    await this.links.restate(
+      links.map((link) => ({ code: link.code, state: this.stateAfterLifting('account', link, blocked) })),
+      'account',
+      new Date(),
+    );
+    await this.invalidateAll(links.map((link) => link.code));
+  }
+
+  /** What holds a link once `lifted` no longer does: a blocked host, its disabled account, or nothing. */
+  private stateAfterLifting(lifted: DisabledCause, link: LinkToRecheck, blocked: BlockedHostSnapshot): LinkState {
+    const host = blocked.blockerOf(link.url);
+    if (host !== null) return { cause: 'host', reason: `Blocked host ${host}` };
+    if (lifted !== 'account' && link.accountDisabled) return { cause: 'account', reason: 'Account disabled' };
+    return null;
+  }
+
+  private async getRecordForAdmin(code: string): Promise<AdminLinkRecord> {
+    const link = couldBeCode(code) ? await this.links.findForAdmin(code) : null;
+    if (!link) throw ApiError.notFound();
+    return link;
+  }
+
+  /** Drops many codes from every instance's cache, many invalidations in flight at a time. */
+  private async invalidateAll(codes: string[]): Promise<void> {
+    for (let start = 0; start < codes.length; start += INVALIDATIONS_AT_ONCE) {
+      await Promise.all(codes.slice(start, start + INVALIDATIONS_AT_ONCE).map((code) => this.cache.invalidate(code)));
+    }
+  }
+
+  private toAdminView(link: AdminLinkRecord): AdminLinkView {
+    return {
+      ...this.toDto(link),
+      owner_email: link.ownerEmail,
+      disabled_reason: link.disabledReason,
+      disabled_cause: link.disabledCause,
+    };
   }
 
   private async insertWithGeneratedCode(

@@ -6,14 +6,30 @@ export interface SessionRecord {
   idHash: string;
   accountId: string;
   lastSeenAt: Date;
+  /** The account is an admin of the instance. */
+  isAdmin: boolean;
+  /** The account was disabled: its sessions are over. */
+  accountDisabled: boolean;
 }
 
-/** Read on every dashboard request: dates as SQLite's ISO text or PostgreSQL's epoch milliseconds. */
-const SESSION_BY_ID_HASH = preparedRead<{ accountId: string; lastSeenAt: string | number }>({
+/**
+ * Read on every dashboard request, with what the page needs of its account (admin, disabled) in
+ * the same read: dates as SQLite's ISO text or PostgreSQL's epoch milliseconds, flags as SQLite's
+ * 0/1 or PostgreSQL's booleans.
+ */
+const SESSION_BY_ID_HASH = preparedRead<{
+  accountId: string;
+  lastSeenAt: string | number;
+  isAdmin: boolean | number;
+  accountDisabled: boolean | number;
+}>({
   name: 'session-by-id-hash',
-  sqlite: 'SELECT account_id AS "accountId", last_seen_at AS "lastSeenAt" FROM sessions WHERE id_hash = $1',
-  postgresql: `SELECT account_id AS "accountId", (extract(epoch FROM last_seen_at) * 1000)::float8 AS "lastSeenAt"
-    FROM sessions WHERE id_hash = $1`,
+  sqlite: `SELECT s.account_id AS "accountId", s.last_seen_at AS "lastSeenAt", a.is_admin AS "isAdmin",
+    a.disabled_at IS NOT NULL AS "accountDisabled"
+    FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.id_hash = $1`,
+  postgresql: `SELECT s.account_id AS "accountId", (extract(epoch FROM s.last_seen_at) * 1000)::float8 AS "lastSeenAt",
+    a.is_admin AS "isAdmin", a.disabled_at IS NOT NULL AS "accountDisabled"
+    FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.id_hash = $1`,
 });
 
 @Injectable()
@@ -29,7 +45,21 @@ export class SessionsRepository {
 
   async find(idHash: string): Promise<SessionRecord | null> {
     const row = await this.preparedReads.first(SESSION_BY_ID_HASH, [idHash]);
-    return row ? { idHash, accountId: row.accountId, lastSeenAt: new Date(row.lastSeenAt) } : null;
+    return row
+      ? {
+          idHash,
+          accountId: row.accountId,
+          lastSeenAt: new Date(row.lastSeenAt),
+          isAdmin: Boolean(row.isAdmin),
+          accountDisabled: Boolean(row.accountDisabled),
+        }
+      : null;
+  }
+
+  /** Whether the account was disabled by an admin (false for an unknown one). */
+  async isAccountDisabled(accountId: string): Promise<boolean> {
+    const account = await this.prisma.account.findUnique({ where: { id: accountId }, select: { disabledAt: true } });
+    return Boolean(account?.disabledAt);
   }
 
   async touch(idHash: string, now: Date): Promise<void> {

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.tokens.js';
+import { ApiError } from '../../common/errors/api-error.js';
 import { SessionsRepository } from './sessions.repository.js';
 
 // Writing last_seen_at on every page view would turn each read into a write; a minute's
@@ -12,6 +13,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export interface ActiveSession {
   accountId: string;
   idHash: string;
+  /** The account is an admin of the instance (read with the session, on every page). */
+  isAdmin: boolean;
 }
 
 export function hashSessionId(id: string): string {
@@ -29,8 +32,12 @@ export class SessionsService {
     return this.config.sessionTtlDays * DAY_MS;
   }
 
-  /** Starts a session and returns the raw id for the cookie (never stored). */
+  /**
+   * Starts a session and returns the raw id for the cookie (never stored). Every way of signing
+   * in ends here, so a disabled account is refused here (403 `account_disabled`), whichever it was.
+   */
   async start(accountId: string): Promise<string> {
+    if (await this.sessions.isAccountDisabled(accountId)) throw ApiError.accountDisabled();
     const id = randomBytes(32).toString('base64url');
     const now = new Date();
     await this.sessions.create(hashSessionId(id), accountId, now);
@@ -46,12 +53,13 @@ export class SessionsService {
     const session = await this.sessions.find(idHash);
     if (!session) return null;
     const now = Date.now();
-    if (now - session.lastSeenAt.getTime() > this.ttlMs) {
+    // A disabled account's sessions end (disabling deletes them; this holds should one remain).
+    if (session.accountDisabled || now - session.lastSeenAt.getTime() > this.ttlMs) {
       await this.sessions.delete(idHash);
       return null;
     }
     if (now - session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) await this.sessions.touch(idHash, new Date(now));
-    return { accountId: session.accountId, idHash };
+    return { accountId: session.accountId, idHash, isAdmin: session.isAdmin };
   }
 
   async end(idHash: string): Promise<void> {

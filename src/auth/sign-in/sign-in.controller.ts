@@ -109,6 +109,11 @@ export class SignInController {
         401,
       );
     }
+    if (check.account.disabled_at !== null) {
+      // Said only to whoever proved the password: to anyone else it is a wrong password.
+      const errors = { form: 'This account has been disabled by the administrators of this service.' };
+      return this.pages.render(reply, 'login', { form: { email }, errors, next: target }, 403);
+    }
     if ((await this.accounts.twoFactorStatus(check.account.id)).enabled) {
       // The password is proved; the session waits for the second factor (one step, 5 minutes).
       const pending = await this.challenges.start('totp', check.account.id, { next: target });

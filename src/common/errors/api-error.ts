@@ -13,7 +13,10 @@ export const ERROR_NAMES = [
   'unauthorized',
   'forbidden',
   'not_found',
+  'blocked_url',
+  'account_disabled',
   'code_taken',
+  'admin_conflict',
   'too_many_webhooks',
   'webhook_disabled',
   'link_expired',
@@ -93,6 +96,22 @@ export class ApiError extends HttpException {
   }
   static linkExpired(detail = 'This short link has expired') {
     return new ApiError(HttpStatus.GONE, 'link_expired', detail);
+  }
+  /** The target's host (or a parent domain of it) is blocked on this instance. */
+  static blockedUrl(host: string, field = 'url') {
+    const message = `${field} points at a blocked host (${host}): links to it are not allowed on this service`;
+    return new ApiError(HttpStatus.BAD_REQUEST, 'blocked_url', message, [{ field, message }]);
+  }
+  /** The account behind the token (or the session) was disabled by an admin. */
+  static accountDisabled(detail = 'This account has been disabled by an administrator of this service') {
+    return new ApiError(HttpStatus.FORBIDDEN, 'account_disabled', detail);
+  }
+  /**
+   * An admin action that would leave the instance in a state nobody can undo or that another
+   * rule holds (the last admin, the admin's own account, a link kept disabled by a blocked host).
+   */
+  static adminConflict(detail: string) {
+    return new ApiError(HttpStatus.CONFLICT, 'admin_conflict', detail);
   }
   static codeTaken(code: string) {
     return new ApiError(HttpStatus.CONFLICT, 'code_taken', `The code "${code}" is already taken`);

@@ -8,7 +8,7 @@ import { ProblemDto } from './problem.dto.js';
 const CATALOGUE: Record<ErrorName, { status: number; when: string; detail: string }> = {
   invalid_url: {
     status: 400,
-    when: '`url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook\'s: 2048), or points at this service (a webhook\'s: at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve)',
+    when: "`url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's: at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve)",
     detail: 'url must be an absolute http or https URL',
   },
   invalid_code: {
@@ -34,8 +34,23 @@ const CATALOGUE: Record<ErrorName, { status: number; when: string; detail: strin
   },
   not_found: {
     status: 404,
-    when: 'no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account\'s)',
+    when: "no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's)",
     detail: 'No such short link',
+  },
+  blocked_url: {
+    status: 400,
+    when: "the target's host, or a domain it is part of, is blocked by the administrators of this service",
+    detail: 'url points at a blocked host (evil.example): links to it are not allowed on this service',
+  },
+  account_disabled: {
+    status: 403,
+    when: "the token's account was disabled by an administrator",
+    detail: 'This account has been disabled by an administrator of this service',
+  },
+  admin_conflict: {
+    status: 409,
+    when: "the action would disable, delete or demote the last admin or the caller's own account, or enable a link that a blocked host or a disabled account keeps disabled",
+    detail: 'This link stays disabled while its host evil.example is blocked',
   },
   code_taken: {
     status: 409,
@@ -175,9 +190,13 @@ function errorResponses(
 /**
  * Documents the errors an operation can answer, by their stable names, as RFC 9457 problem
  * details (`application/problem+json`, schema `ProblemDto`), one response per status with an
- * example per name: `@ApiProblemResponses('invalid_url', 'unauthorized', 'rate_limited')`.
+ * example per name: `@ApiProblemResponses('invalid_url', 'unauthorized', 'rate_limited')`. An
+ * operation that names `unauthorized` (it takes a token) also answers `account_disabled`.
  */
-export function ApiProblemResponses(...names: ErrorName[]): MethodDecorator & ClassDecorator {
+export function ApiProblemResponses(...listed: ErrorName[]): MethodDecorator & ClassDecorator {
+  // Every operation that takes a token (so may answer 401) answers a disabled account's token 403.
+  const names: ErrorName[] =
+    listed.includes('unauthorized') && !listed.includes('account_disabled') ? [...listed, 'account_disabled'] : listed;
   return applyDecorators(
     ApiExtraModels(ProblemDto),
     errorResponses(names, 'application/problem+json', { $ref: getSchemaPath(ProblemDto) }, problemExample),

@@ -32,11 +32,13 @@ export const ROUTE_TABLE: Readonly<Record<string, TopLevelRoute>> = {
   logout: { kind: 'page' },
   account: { kind: 'page' },
   dashboard: { kind: 'page' },
+  // The instance's administration (admins only) and the public page for reporting a link.
+  admin: { kind: 'page' },
+  report: { kind: 'page' },
   static: { kind: 'static' },
   'favicon.ico': { kind: 'reserved' },
   'robots.txt': { kind: 'reserved' },
   assets: { kind: 'reserved' },
-  admin: { kind: 'reserved' },
 };
 
 /** The front page (`/`) is a page too: the anonymous shorten form. */

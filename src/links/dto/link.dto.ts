@@ -59,6 +59,16 @@ export class LinkDto {
    */
   @ApiProperty({ type: [String] })
   tags!: string[];
+
+  /**
+   * When the link was disabled (ISO 8601, UTC); null while it is live. A disabled link's short
+   * URL answers `410 Gone` with a page saying so. Links are disabled by the administrators of
+   * the service (by hand, because its target's host is blocked, or because its account was
+   * disabled); the owner still sees the link but cannot enable it again.
+   * @example null
+   */
+  @ApiProperty({ type: 'string', format: 'date-time', nullable: true })
+  disabled_at!: string | null;
 }
 
 /** One page of the caller's links, newest first. */

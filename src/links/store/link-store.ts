@@ -12,6 +12,8 @@ export interface StoredLink {
   createdAt: Date;
   updatedAt: Date;
   expiresAt: Date | null;
+  /** While set, the link is disabled (by an admin, a blocked host or its disabled account). */
+  disabledAt: Date | null;
   /** Its tags, sorted (link_tags). */
   tags: string[];
 }

@@ -18,6 +18,7 @@ interface LinkRow {
   createdAt: number;
   updatedAt: number;
   expiresAt: number | null;
+  disabledAt: number | null;
   /** Sorted; `{}` (an empty array) for none. */
   tags: string[];
 }
@@ -32,6 +33,7 @@ function toStoredLink(row: LinkRow): StoredLink {
     createdAt: new Date(row.createdAt),
     updatedAt: new Date(row.updatedAt),
     expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
+    disabledAt: row.disabledAt === null ? null : new Date(row.disabledAt),
     tags: row.tags,
   };
 }
@@ -44,7 +46,8 @@ function toStoredLink(row: LinkRow): StoredLink {
 const LINK_COLUMNS = `l.code, l.url, l.account_id AS "accountId", l.clicks, l.clicks_through_batch AS "clicksThroughBatch",
   (extract(epoch FROM l.created_at) * 1000)::float8 AS "createdAt",
   (extract(epoch FROM l.updated_at) * 1000)::float8 AS "updatedAt",
-  (extract(epoch FROM l.expires_at) * 1000)::float8 AS "expiresAt"`;
+  (extract(epoch FROM l.expires_at) * 1000)::float8 AS "expiresAt",
+  (extract(epoch FROM l.disabled_at) * 1000)::float8 AS "disabledAt"`;
 
 /**
  * The tags of the link `page.code`, one index read of link_tags' primary key per link. Asked in

@@ -26,14 +26,23 @@ type LinkTuple = [
   createdAt: string,
   updatedAt: string,
   expiresAt: string | null,
+  disabledAt: string | null,
   tags: string | null,
 ];
 
 /** A LinkTuple's link (a longer row, e.g. with the search's total after it, reads the same). */
-function toStoredLink([code, url, accountId, clicks, clicksThroughBatch, createdAt, updatedAt, expiresAt, tags]: [
-  ...LinkTuple,
-  ...unknown[],
-]): StoredLink {
+function toStoredLink([
+  code,
+  url,
+  accountId,
+  clicks,
+  clicksThroughBatch,
+  createdAt,
+  updatedAt,
+  expiresAt,
+  disabledAt,
+  tags,
+]: [...LinkTuple, ...unknown[]]): StoredLink {
   return {
     code,
     url,
@@ -43,6 +52,7 @@ function toStoredLink([code, url, accountId, clicks, clicksThroughBatch, created
     createdAt: new Date(createdAt),
     updatedAt: new Date(updatedAt),
     expiresAt: expiresAt === null ? null : new Date(expiresAt),
+    disabledAt: disabledAt === null ? null : new Date(disabledAt),
     // Tags are made of [a-z0-9-]: a space cannot be in one.
     tags: tags === null ? [] : tags.split(' ').sort(),
   };
@@ -53,7 +63,7 @@ const INSERT_BATCH = 500;
 
 /** The columns of a LinkTuple but its tags, from the links aliased `l` in every list statement. */
 const LINK_COLUMNS =
-  'l.code, l.url, l.account_id, l.clicks, l.clicks_through_batch, l.created_at, l.updated_at, l.expires_at';
+  'l.code, l.url, l.account_id, l.clicks, l.clicks_through_batch, l.created_at, l.updated_at, l.expires_at, l.disabled_at';
 /**
  * The link's tags, one index read of link_tags' primary key per link. Evaluated for the page's
  * rows only: for a search it is asked outside the window count (which reads every match).
@@ -325,7 +335,7 @@ export class SqliteLinkStore extends LinkStore {
       limit,
       offset,
     );
-    if (rows.length > 0) return Promise.resolve({ links: rows.map((row) => toStoredLink(row)), total: rows[0][9] });
+    if (rows.length > 0) return Promise.resolve({ links: rows.map((row) => toStoredLink(row)), total: rows[0][10] });
     const counted = this.sqlite.reader.get<{ total: number }>(
       `SELECT count(*) AS total FROM ${from} AND ${MATCHES}`,
       ...filter,
