@@ -1,0 +1,42 @@
+import { Injectable } from '@nestjs/common';
+import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
+import { verifyPassword } from '../accounts/passwords.js';
+import { RateLimitStorage } from '../rate-limit/rate-limit.storage.js';
+
+/** Wrong passwords per client IP and link in a window, before the next try is refused (the contract). */
+export const LINK_PASSWORD_GUESSES = 10;
+export const LINK_PASSWORD_WINDOW_MS = 15 * 60 * 1000;
+
+/** What a link's password is checked against, by the same rules as when it was set. */
+export const LINK_PASSWORD_MIN_LENGTH = 4;
+export const LINK_PASSWORD_MAX_LENGTH = 256;
+
+export type GuessOutcome =
+  { outcome: 'right' } | { outcome: 'wrong' } | { outcome: 'limited'; retryAfterSeconds: number };
+
+/**
+ * Checks passwords given for a protected link, counting the wrong ones per client IP and link in
+ * the rate-limit storage (Redis when REDIS_URL is set, so every instance shares the count). Once
+ * a client has 10 wrong tries on a link in 15 minutes, its next tries are refused unchecked until
+ * the window ends: the hash (scrypt, as account passwords) is never computed for them.
+ */
+@Injectable()
+export class LinkPasswordGuesses {
+  private readonly storage: RateLimitStorage;
+
+  constructor(@InjectThrottlerStorage() storage: ThrottlerStorage) {
+    if (!(storage instanceof RateLimitStorage)) throw new Error('LinkPasswordGuesses needs the RateLimitStorage');
+    this.storage = storage;
+  }
+
+  async check(code: string, clientIp: string, password: string, passwordHash: string): Promise<GuessOutcome> {
+    const key = `link-password:${code}:${clientIp}`;
+    const before = await this.storage.peek(key, LINK_PASSWORD_GUESSES);
+    if (before.isBlocked) return { outcome: 'limited', retryAfterSeconds: before.timeToBlockExpire };
+    // A password no link can have is wrong without hashing it (a 10k-character one costs nothing).
+    const possible = password.length >= LINK_PASSWORD_MIN_LENGTH && password.length <= LINK_PASSWORD_MAX_LENGTH;
+    if (possible && (await verifyPassword(password, passwordHash))) return { outcome: 'right' };
+    await this.storage.increment(key, LINK_PASSWORD_WINDOW_MS, LINK_PASSWORD_GUESSES);
+    return { outcome: 'wrong' };
+  }
+}
