@@ -1,15 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
 import { verifyPassword } from '../accounts/passwords.js';
+import { LINK_PASSWORD_MAX_LENGTH, LINK_PASSWORD_MIN_LENGTH } from '../links/link-password.js';
 import { RateLimitStorage } from '../rate-limit/rate-limit.storage.js';
 
 /** Wrong passwords per client IP and link in a window, before the next try is refused (the contract). */
 export const LINK_PASSWORD_GUESSES = 10;
 export const LINK_PASSWORD_WINDOW_MS = 15 * 60 * 1000;
-
-/** What a link's password is checked against, by the same rules as when it was set. */
-export const LINK_PASSWORD_MIN_LENGTH = 4;
-export const LINK_PASSWORD_MAX_LENGTH = 256;
 
 export type GuessOutcome =
   { outcome: 'right' } | { outcome: 'wrong' } | { outcome: 'limited'; retryAfterSeconds: number };

@@ -16,7 +16,8 @@ import { ApiProblemResponses } from '../common/errors/api-problem-responses.deco
 import { REDIRECT_ROUTE } from './redirect-fast-path.js';
 import { ServiceCounters } from '../metrics/service-counters.js';
 import { deviceTarget } from './device-target.js';
-import { LINK_PASSWORD_MAX_LENGTH, LinkPasswordGuesses } from './link-password-guesses.js';
+import { LINK_PASSWORD_MAX_LENGTH } from '../links/link-password.js';
+import { LinkPasswordGuesses } from './link-password-guesses.js';
 import { LINK_EXPIRED, RedirectService, type ResolvedLink } from './redirect.service.js';
 
 type RedirectRequest = FastifyRequest<{ Params: { code: string } }>;
