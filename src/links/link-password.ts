@@ -1,3 +1,4 @@
+import { ValidateBy, type ValidationOptions } from 'class-validator';
 import { ApiError } from '../common/errors/api-error.js';
 import { hashPassword } from '../accounts/passwords.js';
 
@@ -27,10 +28,31 @@ export function hashLinkPassword(password: string): Promise<string> {
  */
 export function parsePassword(input: unknown, field = 'password'): string | null | undefined {
   if (input === undefined || input === null) return input;
-  let problem: string | undefined;
-  if (typeof input !== 'string') problem = `${field} must be a string (or null for none)`;
-  else if (input.length < LINK_PASSWORD_MIN_LENGTH) problem = `${field} must be at least ${LINK_PASSWORD_MIN_LENGTH} characters long`;
-  else if (input.length > LINK_PASSWORD_MAX_LENGTH) problem = `${field} must be at most ${LINK_PASSWORD_MAX_LENGTH} characters long`;
+  const problem = passwordProblem(input, field);
   if (problem !== undefined) throw ApiError.validationFailed(problem, [{ field, message: problem }]);
   return input as string;
+}
+
+/** Why `input` (not null) cannot be a link's password, as a message naming `field`; undefined when it can. */
+export function passwordProblem(input: unknown, field = 'password'): string | undefined {
+  if (typeof input !== 'string') return `${field} must be a string (or null for none)`;
+  if (input.length < LINK_PASSWORD_MIN_LENGTH)
+    return `${field} must be at least ${LINK_PASSWORD_MIN_LENGTH} characters long`;
+  if (input.length > LINK_PASSWORD_MAX_LENGTH)
+    return `${field} must be at most ${LINK_PASSWORD_MAX_LENGTH} characters long`;
+  return undefined;
+}
+
+/** The DTO check of a `password` field: `passwordProblem`'s one message, or none for null. */
+export function IsLinkPassword(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isLinkPassword',
+      validator: {
+        validate: (value: unknown) => value === undefined || value === null || passwordProblem(value) === undefined,
+        defaultMessage: (args) => passwordProblem(args?.value, args?.property) ?? '',
+      },
+    },
+    options,
+  );
 }

@@ -56,7 +56,9 @@ export function normalizeTargetUrl(input: unknown, shortBaseUrl: string, field: 
     throw refuse('must not contain user information (user:password@)');
   }
   if (pointsAtService(parsed, new URL(shortBaseUrl))) {
-    throw refuse('points back at this short-link service (the host and port of its short URLs, however spelled): a link there would redirect to itself');
+    throw refuse(
+      'points back at this short-link service (the host and port of its short URLs, however spelled): a link there would redirect to itself',
+    );
   }
   const normalized = parsed.href;
   if (normalized.length > MAX_TARGET_URL_LENGTH) {

@@ -16,6 +16,11 @@ export type GuessOutcome =
  * the rate-limit storage (Redis when REDIS_URL is set, so every instance shares the count). Once
  * a client has 10 wrong tries on a link in 15 minutes, its next tries are refused unchecked until
  * the window ends: the hash (scrypt, as account passwords) is never computed for them.
+ *
+ * Each try is counted before its password is checked, and given back when it was right: checked
+ * first and counted after, tries sent at once over many connections would all pass the check
+ * before any was counted. So at most 10 tries are ever being checked or wrong in a window, and
+ * people behind one address who know the password (an office) are never held up by each other.
  */
 @Injectable()
 export class LinkPasswordGuesses {
@@ -28,12 +33,18 @@ export class LinkPasswordGuesses {
 
   async check(code: string, clientIp: string, password: string, passwordHash: string): Promise<GuessOutcome> {
     const key = `link-password:${code}:${clientIp}`;
-    const before = await this.storage.peek(key, LINK_PASSWORD_GUESSES);
-    if (before.isBlocked) return { outcome: 'limited', retryAfterSeconds: before.timeToBlockExpire };
+    const counted = await this.storage.increment(key, LINK_PASSWORD_WINDOW_MS, LINK_PASSWORD_GUESSES);
+    if (counted.isBlocked) {
+      // Over the limit: this try was not checked, so it is no wrong password either.
+      await this.storage.release(key);
+      return { outcome: 'limited', retryAfterSeconds: counted.timeToBlockExpire };
+    }
     // A password no link can have is wrong without hashing it (a 10k-character one costs nothing).
     const possible = password.length >= LINK_PASSWORD_MIN_LENGTH && password.length <= LINK_PASSWORD_MAX_LENGTH;
-    if (possible && (await verifyPassword(password, passwordHash))) return { outcome: 'right' };
-    await this.storage.increment(key, LINK_PASSWORD_WINDOW_MS, LINK_PASSWORD_GUESSES);
+    if (possible && (await verifyPassword(password, passwordHash))) {
+      await this.storage.release(key);
+      return { outcome: 'right' };
+    }
     return { outcome: 'wrong' };
   }
 }

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsInt, IsISO8601, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsInt, IsISO8601, IsOptional, IsString, Max, Min, ValidateIf } from 'class-validator';
 import { IsTagList, MAX_TAG_LENGTH, MAX_TAGS, TAG_PATTERN } from '../link-tags.js';
-import { LINK_PASSWORD_MAX_LENGTH, LINK_PASSWORD_MIN_LENGTH } from '../link-password.js';
+import { IsLinkPassword, LINK_PASSWORD_MAX_LENGTH, LINK_PASSWORD_MIN_LENGTH } from '../link-password.js';
 
 /** The OpenAPI schema of a `password` field of a request. */
 export const PASSWORD_SCHEMA = {
@@ -14,20 +14,6 @@ export const PASSWORD_SCHEMA = {
 
 /** The OpenAPI schema of a device target of a request. */
 export const DEVICE_URL_SCHEMA = { type: 'string', format: 'uri', nullable: true } as const;
-
-/** The checks of a `password` field: 4 to 256 characters, or null. */
-export function IsLinkPassword(): PropertyDecorator {
-  return (target, key) => {
-    ValidateIf((_, value) => value !== undefined && value !== null)(target, key);
-    IsString({ message: 'password must be a string' })(target, key);
-    MinLength(LINK_PASSWORD_MIN_LENGTH, {
-      message: `password must be at least ${LINK_PASSWORD_MIN_LENGTH} characters long`,
-    })(target, key);
-    MaxLength(LINK_PASSWORD_MAX_LENGTH, {
-      message: `password must be at most ${LINK_PASSWORD_MAX_LENGTH} characters long`,
-    })(target, key);
-  };
-}
 
 /** The OpenAPI schema of a `tags` field of a request. */
 export const TAGS_SCHEMA = {

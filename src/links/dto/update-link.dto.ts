@@ -1,7 +1,8 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString, ValidateIf } from 'class-validator';
 import { IsTagList } from '../link-tags.js';
-import { DEVICE_URL_SCHEMA, IsLinkPassword, PASSWORD_SCHEMA, TAGS_SCHEMA } from './create-link.dto.js';
+import { IsLinkPassword } from '../link-password.js';
+import { DEVICE_URL_SCHEMA, PASSWORD_SCHEMA, TAGS_SCHEMA } from './create-link.dto.js';
 
 /**
  * Body of `PUT /api/links/{code}`: the new target, expiry, tags, password or device targets, or

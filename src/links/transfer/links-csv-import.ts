@@ -81,8 +81,7 @@ export async function importLinksCsv(
   input.pipe(parser);
 
   let columns:
-    | { url: number; code: number; createdAt: number; clicks: number; expiresAt: number; tags: number }
-    | undefined;
+    { url: number; code: number; createdAt: number; clicks: number; expiresAt: number; tags: number } | undefined;
   let batch: PendingRow[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
