@@ -49,7 +49,7 @@ export class MetricsRegistry {
     });
     new Counter({
       name: 'shortlink_redirects_total',
-      help: 'Short-link visits (GET and HEAD of /{code}) by result: found (302), not_found (404), gone (410, expired).',
+      help: 'Short-link visits (GET and HEAD of /{code}) by result: found (302), not_found (404), gone (410, expired), disabled (410, disabled by the admins).',
       labelNames: ['result'],
       registers,
       collect() {
@@ -58,6 +58,7 @@ export class MetricsRegistry {
         this.inc({ result: 'found' }, fast + counters.redirectsFound);
         this.inc({ result: 'not_found' }, counters.redirectsNotFound);
         this.inc({ result: 'gone' }, counters.redirectsGone);
+        this.inc({ result: 'disabled' }, counters.redirectsDisabled);
       },
     });
     new Counter({

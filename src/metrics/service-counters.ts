@@ -14,6 +14,8 @@ export class ServiceCounters {
   redirectsFound = 0;
   redirectsNotFound = 0;
   redirectsGone = 0;
+  /** Links disabled by the admins (410 with a page). */
+  redirectsDisabled = 0;
   /** Lookups of the redirect cache on the Fastify path (every fast-path answer is a hit too). */
   cacheHits = 0;
   cacheMisses = 0;

@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import helmet from 'helmet';
 import type { IncomingMessage } from 'node:http';
 import type { AppConfig } from '../../config/app-config.js';
@@ -47,7 +47,8 @@ export function registerSecurityHeaders(app: NestFastifyApplication, config: App
     strictTransportSecurity: config.shortBaseUrl.startsWith('https:') ? { maxAge: 31_536_000 } : false,
   });
   // Redirect answers stay as small as they are on the fast path (src/redirect/redirect-fast-path.ts),
-  // which answers cached codes before Fastify, and so before any hook.
+  // which answers cached codes before Fastify, and so before any hook. The pages the redirect
+  // route answers with instead (a link's password form) ask for the headers themselves.
   const redirectRoute = `/${REDIRECT_ROUTE}`;
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', (request, reply, done) => {
@@ -55,4 +56,18 @@ export function registerSecurityHeaders(app: NestFastifyApplication, config: App
     // helmet sets the headers and calls back at once (with an Error, if a directive failed).
     setHeaders(request.raw, reply.raw, done as (error?: unknown) => void);
   });
+  fastify.decorateReply('withSecurityHeaders', function (this: FastifyReply) {
+    // helmet calls back at once; an error there is a directive that failed, a fault of ours.
+    setHeaders(this.request.raw, this.raw, (error?: unknown) => {
+      if (error instanceof Error) throw error;
+    });
+    return this;
+  });
+}
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** Sets the security headers every page gets, on an answer of a route the hook leaves alone. */
+    withSecurityHeaders(): FastifyReply;
+  }
 }
