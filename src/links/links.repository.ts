@@ -56,8 +56,14 @@ export interface AdminLinkRecord extends LinkRecord {
 /** A link whose disabled state a rule decides again (a host unblocked, an account enabled). */
 export interface LinkToRecheck {
   code: string;
-  url: string;
+  /** Its targets: `url`, and `ios_url` and `android_url` when it has them. */
+  urls: string[];
   accountDisabled: boolean;
+}
+
+/** A link's targets, the device targets it has included. */
+function targetsOf(link: { url: string; iosUrl: string | null; androidUrl: string | null }): string[] {
+  return [link.url, link.iosUrl, link.androidUrl].filter((url): url is string => url !== null);
 }
 
 /** A link's new state: live (null), or disabled for this cause and reason. */
@@ -357,23 +363,28 @@ export class LinksRepository {
   }
 
   /**
-   * The live links (or, with `cause`, the links disabled for it) whose URL may point at `host`
-   * or a subdomain of it: every URL with `://host/`, `://host:`, `.host/` or `.host:` in it. A
-   * superset (the text may sit in a path, `_` is a LIKE wildcard): the caller checks each URL's
-   * host. On PostgreSQL the trigram index serves the patterns.
+   * The live links (or, with `cause`, the links disabled for it) with a target (`url`, `ios_url`
+   * or `android_url`) that may point at `host` or a subdomain of it: every such URL with
+   * `://host/`, `://host:`, `.host/` or `.host:` in it. A superset (the text may sit in a path,
+   * `_` is a LIKE wildcard): the caller checks each target's host. On PostgreSQL the trigram
+   * index serves the patterns on `url`.
    */
   async findByHostPattern(host: string, cause?: DisabledCause): Promise<LinkToRecheck[]> {
     const patterns = [`://${host}/`, `://${host}:`, `.${host}/`, `.${host}:`];
     const links = await this.prisma.link.findMany({
       where: {
         ...(cause ? { disabledCause: cause } : { disabledAt: null }),
-        OR: patterns.map((pattern) => ({ url: { contains: pattern } })),
+        OR: patterns.flatMap((pattern) => [
+          { url: { contains: pattern } },
+          { iosUrl: { contains: pattern } },
+          { androidUrl: { contains: pattern } },
+        ]),
       },
-      select: { code: true, url: true, account: { select: { disabledAt: true } } },
+      select: { code: true, url: true, iosUrl: true, androidUrl: true, account: { select: { disabledAt: true } } },
     });
     return links.map((link) => ({
       code: link.code,
-      url: link.url,
+      urls: targetsOf(link),
       accountDisabled: Boolean(link.account?.disabledAt),
     }));
   }
@@ -382,9 +393,9 @@ export class LinksRepository {
   async findOfAccountDisabledFor(accountId: string, cause: DisabledCause): Promise<LinkToRecheck[]> {
     const links = await this.prisma.link.findMany({
       where: { accountId, disabledCause: cause },
-      select: { code: true, url: true },
+      select: { code: true, url: true, iosUrl: true, androidUrl: true },
     });
-    return links.map((link) => ({ ...link, accountDisabled: false }));
+    return links.map((link) => ({ code: link.code, urls: targetsOf(link), accountDisabled: false }));
   }
 
   /**

@@ -111,9 +111,18 @@ const BULK_CALLS_AT_ONCE = 2;
 /** Cache invalidations in flight at once when many links change together (a host, an account). */
 const INVALIDATIONS_AT_ONCE = 500;
 
-/** Whether `url`'s host is `host` or a subdomain of it (`host` normalised). */
-function pointsAtHost(url: string, host: string): boolean {
-  return URL.canParse(url) && blockKeys(new URL(url).hostname).includes(host);
+/** Whether one of `urls` has `host` (normalised) or a subdomain of it as its host. */
+function pointsAtHost(urls: string[], host: string): boolean {
+  return urls.some((url) => URL.canParse(url) && blockKeys(new URL(url).hostname).includes(host));
+}
+
+/** The blocked host one of `urls` points at, or null. */
+function blockerOfAny(urls: string[], blocked: BlockedHostSnapshot): string | null {
+  for (const url of urls) {
+    const host = blocked.blockerOf(url);
+    if (host !== null) return host;
+  }
+  return null;
 }
 
 function toLinkDto(link: LinkRecord, shortBaseUrl: string): LinkDto {
@@ -480,10 +489,13 @@ export class LinksService {
     return this.toDto(await this.getRecordForAdmin(code));
   }
 
-  /** Disables every live link that points at `host` (normalised) or a subdomain of it; their codes. */
+  /**
+   * Disables every live link with a target (its URL or a device target) on `host` (normalised)
+   * or a subdomain of it; their codes.
+   */
   async disableForHost(host: string): Promise<string[]> {
     const candidates = await this.links.findByHostPattern(host);
-    const codes = candidates.filter((link) => pointsAtHost(link.url, host)).map((link) => link.code);
+    const codes = candidates.filter((link) => pointsAtHost(link.urls, host)).map((link) => link.code);
     const disabled = await this.links.disableLive(codes, 'host', `Blocked host ${host}`, new Date());
     await this.invalidateAll(disabled);
     return disabled;
@@ -496,7 +508,7 @@ export class LinksService {
    */
   async enableForHost(host: string): Promise<string[]> {
     const blocked = await this.blockedHosts.snapshot();
-    const links = (await this.links.findByHostPattern(host, 'host')).filter((link) => pointsAtHost(link.url, host));
+    const links = (await this.links.findByHostPattern(host, 'host')).filter((link) => pointsAtHost(link.urls, host));
     await this.links.restate(
       links.map((link) => ({ code: link.code, state: this.stateAfterLifting('host', link, blocked) })),
       'host',
@@ -526,7 +538,7 @@ export class LinksService {
 
   /** What holds a link once `lifted` no longer does: a blocked host, its disabled account, or nothing. */
   private stateAfterLifting(lifted: DisabledCause, link: LinkToRecheck, blocked: BlockedHostSnapshot): LinkState {
-    const host = blocked.blockerOf(link.url);
+    const host = blockerOfAny(link.urls, blocked);
     if (host !== null) return { cause: 'host', reason: `Blocked host ${host}` };
     if (lifted !== 'account' && link.accountDisabled) return { cause: 'account', reason: 'Account disabled' };
     return null;

@@ -230,11 +230,7 @@ export class RedirectController {
    */
   private async disabledPage(request: FastifyRequest, reply: FastifyReply, code: string): Promise<void> {
     this.counters.redirectsDisabled++;
-    void reply
-      .withSecurityHeaders()
-      .status(410)
-      .header('Cache-Control', 'no-store')
-      .header('X-Robots-Tag', 'noindex');
+    void reply.withSecurityHeaders().status(410).header('Cache-Control', 'no-store').header('X-Robots-Tag', 'noindex');
     if (request.method === 'HEAD') {
       void reply.send();
       return;

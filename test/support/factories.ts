@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { AccountsService } from '../../src/accounts/accounts.service.js';
-import { SCOPES, type Scope } from '../../src/auth/scopes.js';
+import { ADMIN_SCOPE, SCOPES, type Scope } from '../../src/auth/scopes.js';
 import { TokensService } from '../../src/auth/tokens.service.js';
 import type { TestApp } from './test-app.js';
 
@@ -18,6 +18,27 @@ export interface TestAccount {
 export async function createAccountWithToken(testApp: TestApp, scopes: Scope[] = [...SCOPES]): Promise<TestAccount> {
   const email = `user-${randomBytes(4).toString('hex')}@example.test`;
   const account = await testApp.app.get(AccountsService).create(email);
+  const { token, view } = await testApp.app.get(TokensService).create(account.id, 'test', scopes);
+  return {
+    accountId: account.id,
+    email,
+    token,
+    tokenId: view.id,
+    apiKey: { 'x-api-key': token },
+    bearer: { authorization: `Bearer ${token}` },
+  };
+}
+
+/**
+ * An admin of the instance with one token holding `admin` and the default scopes (or `scopes`),
+ * made through the services.
+ */
+export async function createAdminWithToken(
+  testApp: TestApp,
+  scopes: Scope[] = [...SCOPES, ADMIN_SCOPE],
+): Promise<TestAccount> {
+  const email = `admin-${randomBytes(4).toString('hex')}@example.test`;
+  const account = await testApp.app.get(AccountsService).create(email, { admin: true });
   const { token, view } = await testApp.app.get(TokensService).create(account.id, 'test', scopes);
   return {
     accountId: account.id,
