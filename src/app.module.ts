@@ -2,6 +2,8 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { LoggerModule } from 'nestjs-pino';
 import { AccountsModule } from './accounts/accounts.module.js';
 import { AdminModule } from './admin/admin.module.js';
+import { AdminPagesModule } from './admin/pages/admin-pages.module.js';
+import { ReportPagesModule } from './reports/pages/report-pages.module.js';
 import { AuthModule } from './auth/auth.module.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
@@ -54,6 +56,8 @@ export class AppModule {
         TokensPagesModule,
         WebhooksPagesModule,
         AccountPagesModule,
+        ReportPagesModule,
+        AdminPagesModule,
         RedirectModule,
         ScaleOutModule,
       ],

@@ -13,6 +13,20 @@ export interface AccountRecord {
   linkCount: number;
 }
 
+/**
+ * Account ids are UUIDs (`@default(uuid())`): anything else, as a URL may carry, names no account
+ * and is never sent to the database (PostgreSQL refuses a NUL in text).
+ */
+const ACCOUNT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isAccountId(id: string): boolean {
+  return ACCOUNT_ID.test(id);
+}
+
+/** Control characters: never in an address, and PostgreSQL refuses a NUL. */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 @Injectable()
 export class AccountsRepository {
   constructor(private readonly prisma: PrismaService) {}
@@ -31,8 +45,8 @@ export class AccountsRepository {
     return this.prisma.account.findUnique({ where: { email } });
   }
 
-  findById(id: string): Promise<AccountRecord | null> {
-    return this.prisma.account.findUnique({ where: { id } });
+  async findById(id: string): Promise<AccountRecord | null> {
+    return isAccountId(id) ? this.prisma.account.findUnique({ where: { id } }) : null;
   }
 
   async setPassword(id: string, passwordHash: string): Promise<boolean> {
@@ -109,6 +123,7 @@ export class AccountsRepository {
     offset: number,
     search?: string,
   ): Promise<{ accounts: AccountRecord[]; total: number }> {
+    if (search !== undefined && CONTROL.test(search)) return { accounts: [], total: 0 };
     // Addresses are stored in lower case.
     const where = search ? { email: { contains: search.toLowerCase() } } : {};
     const [accounts, total] = await Promise.all([
@@ -129,11 +144,13 @@ export class AccountsRepository {
   }
 
   async setAdmin(id: string, isAdmin: boolean): Promise<boolean> {
+    if (!isAccountId(id)) return false;
     return (await this.prisma.account.updateMany({ where: { id }, data: { isAdmin } })).count > 0;
   }
 
   /** Disables the account (a disabled one keeps its first time and reason); false for an unknown one. */
   async disable(id: string, reason: string | null, at: Date): Promise<boolean> {
+    if (!isAccountId(id)) return false;
     await this.prisma.account.updateMany({
       where: { id, disabledAt: null },
       data: { disabledAt: at, disabledReason: reason },
@@ -142,6 +159,7 @@ export class AccountsRepository {
   }
 
   async enable(id: string): Promise<boolean> {
+    if (!isAccountId(id)) return false;
     const updated = await this.prisma.account.updateMany({
       where: { id },
       data: { disabledAt: null, disabledReason: null },
@@ -151,6 +169,7 @@ export class AccountsRepository {
 
   /** Deletes the account; its links, tokens and sessions go with it (ON DELETE CASCADE). */
   async delete(id: string): Promise<boolean> {
+    if (!isAccountId(id)) return false;
     return (await this.prisma.account.deleteMany({ where: { id } })).count > 0;
   }
 }

@@ -5,9 +5,9 @@ import { BLOCKED_HOSTS_TTL_MS, BlockedHostList } from '../blocked-hosts/blocked-
 import { normalizeBlockedHost } from '../blocked-hosts/blocked-host.js';
 import { BlockedHostsRepository, type BlockedHostRecord } from '../blocked-hosts/blocked-hosts.repository.js';
 import type { LinkDto } from '../links/dto/link.dto.js';
-import { LinksService } from '../links/links.service.js';
+import { LinksService, type AdminLinkView } from '../links/links.service.js';
 import { ReportsService, type AdminReportView } from '../reports/reports.service.js';
-import { AuditLog, type Actor } from './audit-log.js';
+import { AuditLog, type Actor, type AuditEventView } from './audit-log.js';
 
 /** A blocked host as the admins see it. */
 export interface BlockedHostView {
@@ -115,7 +115,29 @@ export class AdminService implements OnApplicationShutdown {
     return this.accounts.listForAdmin(limit, offset, q);
   }
 
+  getAccount(id: string): Promise<AdminAccountView> {
+    return this.accounts.getForAdmin(id);
+  }
+
+  /** The audit log, newest first. */
+  auditLog(limit: number, offset: number): Promise<{ data: AuditEventView[]; total: number }> {
+    return this.audit.list(limit, offset);
+  }
+
   // ---- links ---------------------------------------------------------------------------------
+
+  listLinks(
+    limit: number,
+    offset: number,
+    q?: string,
+    accountId?: string,
+  ): Promise<{ data: AdminLinkView[]; total: number }> {
+    return this.links.listForAdmin(limit, offset, q, accountId);
+  }
+
+  getLink(code: string): Promise<AdminLinkView> {
+    return this.links.getForAdmin(code);
+  }
 
   /** Disables a link by hand; its open reports are resolved. */
   async disableLink(actor: Actor, code: string, reasonInput: string | null | undefined): Promise<LinkDto> {

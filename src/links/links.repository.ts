@@ -96,9 +96,12 @@ function fromPrisma(
   };
 }
 
-/** Printable ASCII and the controls: all a stored code or URL is made of. */
-// eslint-disable-next-line no-control-regex -- the whole ASCII range is the point
-const ASCII = /^[\x00-\x7f]*$/;
+/**
+ * Printable ASCII: all a stored code or URL is made of (targets with whitespace or control
+ * characters are refused). A search with anything else matches nothing, and never reaches the
+ * database: PostgreSQL refuses a NUL in text outright (that was a 500).
+ */
+const ASCII = /^[\x20-\x7e]*$/;
 
 /** Prisma's error code for "record to update not found". */
 const RECORD_NOT_FOUND = 'P2025';
@@ -172,7 +175,7 @@ export class LinksRepository {
     if (search === undefined) {
       page = await this.store.listForAccount(accountId, limit, offset, tag);
     } else {
-      // Stored codes and URLs are ASCII (the URL parser percent-encodes and punycodes the rest):
+      // Stored codes and URLs are printable ASCII (the URL parser percent-encodes and punycodes the rest):
       // a search with any other character matches nothing, on both databases alike (PostgreSQL's
       // lower() would fold a few of them, e.g. the Kelvin sign, into ASCII letters; SQLite's not).
       if (!ASCII.test(search)) return { links: [], total: 0 };
@@ -310,22 +313,29 @@ export class LinksRepository {
   /**
    * One page of every account's links (and the anonymous ones), newest first; with `search`,
    * those whose code or URL contains it (a URL's scheme and host are stored in lower case, so a
-   * host is found however it is typed). For the admins' pages: an occasional read, through Prisma.
+   * host is found however it is typed); with `accountId`, that account's links only. For the
+   * admins' pages: an occasional read, through Prisma.
    */
   async listForAdmin(
     limit: number,
     offset: number,
     search?: string,
+    accountId?: string,
   ): Promise<{ links: AdminLinkRecord[]; total: number }> {
-    const where = search
-      ? {
-          OR: [
-            { code: { contains: search } },
-            { url: { contains: search } },
-            { url: { contains: search.toLowerCase() } },
-          ],
-        }
-      : {};
+    // As the owners' search: nothing else is stored (and PostgreSQL refuses a NUL in text).
+    if (search !== undefined && !ASCII.test(search)) return { links: [], total: 0 };
+    const where = {
+      ...(accountId === undefined ? {} : { accountId }),
+      ...(search
+        ? {
+            OR: [
+              { code: { contains: search } },
+              { url: { contains: search } },
+              { url: { contains: search.toLowerCase() } },
+            ],
+          }
+        : {}),
+    };
     const [links, total] = await Promise.all([
       this.prisma.link.findMany({
         where,

@@ -449,9 +449,17 @@ export class LinksService {
     return this.toAdminView(link);
   }
 
-  /** A page of every account's links, newest first; `q`: part of a code, a URL or a host. */
-  async listForAdmin(limit: number, offset: number, q?: string): Promise<{ data: AdminLinkView[]; total: number }> {
-    const { links, total } = await this.links.listForAdmin(limit, offset, q || undefined);
+  /**
+   * A page of every account's links, newest first; `q`: part of a code, a URL or a host;
+   * `accountId`: one account's links only.
+   */
+  async listForAdmin(
+    limit: number,
+    offset: number,
+    q?: string,
+    accountId?: string,
+  ): Promise<{ data: AdminLinkView[]; total: number }> {
+    const { links, total } = await this.links.listForAdmin(limit, offset, q?.trim() || undefined, accountId);
     return { data: links.map((link) => this.toAdminView(link)), total };
   }
 

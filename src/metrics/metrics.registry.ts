@@ -89,7 +89,7 @@ export class MetricsRegistry {
     });
     new Counter({
       name: 'shortlink_rate_limit_refusals_total',
-      help: 'Requests answered 429 by a rate limit: anonymous (anonymous creation per IP), token (per API token), sign_in (sign-in, password checks and sign-ups).',
+      help: 'Requests answered 429 by a rate limit: anonymous (anonymous creation per IP), token (per API token), sign_in (sign-in, password checks and sign-ups), report (the /report form per IP).',
       labelNames: ['limit'],
       registers,
       collect() {
@@ -97,6 +97,7 @@ export class MetricsRegistry {
         this.inc({ limit: 'anonymous' }, counters.refusedAnonymous);
         this.inc({ limit: 'token' }, counters.refusedToken);
         this.inc({ limit: 'sign_in' }, counters.refusedSignIn);
+        this.inc({ limit: 'report' }, counters.refusedReports);
       },
     });
     new Counter({

@@ -23,6 +23,7 @@ export class ServiceCounters {
   refusedAnonymous = 0;
   refusedToken = 0;
   refusedSignIn = 0;
+  refusedReports = 0;
   /** Webhook attempts by outcome: delivered, failed and retried later, failed for good. */
   webhooksDelivered = 0;
   webhooksRetried = 0;
