@@ -1,6 +1,6 @@
 import { DashboardCookies } from '../src/auth/sessions/dashboard-cookies.js';
 import { SessionsService } from '../src/auth/sessions/sessions.service.js';
-import { createAccountWithToken, newClient, type TestAccount } from './support/factories.js';
+import { createAccountWithToken, createAdminWithToken, newClient, type TestAccount } from './support/factories.js';
 import { routesOf, type Route } from './support/routes.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
@@ -15,6 +15,9 @@ describe('route access policies', () => {
   let owner: TestAccount;
   /** A live session of `owner`'s account, as the browser's Cookie header. */
   let sessionCookie: string;
+  let admin: TestAccount;
+  /** A live session of an admin's account. */
+  let adminCookie: string;
 
   beforeAll(async () => {
     testApp = await startTestApp({ TRUST_PROXY: '1' });
@@ -22,6 +25,9 @@ describe('route access policies', () => {
     owner = await createAccountWithToken(testApp);
     const sessionId = await testApp.app.get(SessionsService).start(owner.accountId);
     sessionCookie = `${testApp.app.get(DashboardCookies).name('session')}=${sessionId}`;
+    admin = await createAdminWithToken(testApp);
+    const adminSessionId = await testApp.app.get(SessionsService).start(admin.accountId);
+    adminCookie = `${testApp.app.get(DashboardCookies).name('session')}=${adminSessionId}`;
   });
 
   afterAll(async () => {
@@ -114,7 +120,9 @@ describe('route access policies', () => {
         status: 303,
         location: route.startsWith('GET ')
           ? `/login?next=${encodeURIComponent(urlOf({ path: route.slice(4) } as Route))}`
-          : expect.stringMatching(/^\/login\?next=%2F(dashboard|dashboard%2Ftokens|dashboard%2Fwebhooks|account)$/),
+          : expect.stringMatching(
+              /^\/login\?next=%2F(dashboard|dashboard%2Ftokens|dashboard%2Fwebhooks|account|admin%2Fblocked-hosts)$/,
+            ),
       })),
     );
   });
@@ -140,9 +148,11 @@ describe('route access policies', () => {
     expect(forms.length).toBeGreaterThanOrEqual(10);
 
     for (const route of forms) {
+      // An admin page's form with an admin's session: anyone else's is refused before (404).
+      const cookie = route.policy?.kind === 'signed-in' && route.policy.role === 'admin' ? adminCookie : sessionCookie;
       const response = await testApp.request(urlOf(route), {
         method: 'POST',
-        headers: { ...newClient(), cookie: sessionCookie, 'content-type': 'application/x-www-form-urlencoded' },
+        headers: { ...newClient(), cookie, 'content-type': 'application/x-www-form-urlencoded' },
         body: '_csrf=forged&confirm_email=x',
       });
       expect({ route: route.path, status: response.status }).toEqual({ route: route.path, status: 403 });
@@ -150,6 +160,53 @@ describe('route access policies', () => {
     // Nothing was done on the account's behalf: it still signs in with its session and token.
     expect((await testApp.request('/dashboard', { headers: { cookie: sessionCookie } })).status).toBe(200);
     expect((await testApp.request('/api/links', { headers: owner.bearer })).status).toBe(200);
+  });
+
+  it('keeps /admin for admins and /api/admin for the scope admin, and nothing else there', () => {
+    const admins = routes.filter((route) => route.path === '/admin' || route.path.startsWith('/admin/'));
+    const adminApi = routes.filter((route) => route.path.startsWith('/api/admin/'));
+    expect(admins.length).toBeGreaterThanOrEqual(14);
+    expect(adminApi.length).toBeGreaterThanOrEqual(6);
+
+    expect(
+      admins.filter((route) => !(route.page && route.policy?.kind === 'signed-in' && route.policy.role === 'admin')),
+    ).toEqual([]);
+    expect(
+      adminApi.filter((route) => route.policy?.kind !== 'required' || route.policy.scopes.join() !== 'admin'),
+    ).toEqual([]);
+    // The role and the scope are nowhere else.
+    const elsewhere = routes.filter(
+      (route) =>
+        !admins.includes(route) &&
+        !adminApi.includes(route) &&
+        ((route.policy?.kind === 'signed-in' && route.policy.role !== undefined) ||
+          (route.policy && 'scopes' in route.policy && route.policy.scopes.includes('admin'))),
+    );
+    expect(elsewhere).toEqual([]);
+  });
+
+  it('answers every admin page 404 to a signed-in non-admin and every admin API route 403 to a token without admin', async () => {
+    const answers: string[] = [];
+    for (const route of routes.filter((r) => r.path === '/admin' || r.path.startsWith('/admin/'))) {
+      const response = await testApp.request(urlOf(route), {
+        method: route.method,
+        headers: { ...newClient(), cookie: sessionCookie, 'content-type': 'application/x-www-form-urlencoded' },
+        body: route.method === 'GET' ? undefined : 'host=x.example&reason=x',
+      });
+      answers.push(`${route.method} ${route.path} ${response.status}`);
+    }
+    for (const route of routes.filter((r) => r.path.startsWith('/api/admin/'))) {
+      const response = await testApp.request(urlOf(route), {
+        method: route.method,
+        headers: { ...newClient(), ...owner.bearer, 'content-type': 'application/json' },
+        body: route.method === 'GET' || route.method === 'DELETE' ? undefined : '{"host":"x.example","reason":"x"}',
+      });
+      answers.push(`${route.method} ${route.path} ${response.status}`);
+    }
+
+    expect(answers.filter((answer) => !/ (404|403)$/.test(answer))).toEqual([]);
+    expect(answers.filter((answer) => answer.includes(' /admin') && !answer.endsWith(' 404'))).toEqual([]);
+    expect(answers.filter((answer) => answer.includes(' /api/admin') && !answer.endsWith(' 403'))).toEqual([]);
   });
 
   it('never lets a session cookie authorise an API route that needs a token', async () => {
