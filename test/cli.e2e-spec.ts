@@ -2,6 +2,8 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCOPES } from '../src/auth/scopes.js';
+import { PrismaService } from '../src/database/prisma.service.js';
+import { TEST_REDIS_URL } from './support/redis-server.js';
 import { createTestDatabase, type TestDatabase } from './support/test-database.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { childEnv, completion, PROJECT_ROOT, runSource, type ProcessResult } from './support/run-source.js';
@@ -329,6 +331,121 @@ describe('shortlink CLI', () => {
       expect(result.status).toBe(1);
       expect(result.stdout).toBe('');
       expect(result.stderr.trim()).toBe('shortlink: No token with id 00000000-0000-0000-0000-000000000000');
+    });
+  });
+
+  describe('administering the instance, with the server running on the same database and Redis', () => {
+    let testApp: TestApp;
+    const adminEmail = 'Admin@Example.test';
+    const userEmail = 'plain-user@example.test';
+    // The commands tell the server's redirect cache through Redis, as another instance would.
+    const redis = { REDIS_URL: TEST_REDIS_URL };
+    const shortlink = (args: string[], env: Record<string, string> = {}, stdin?: string) =>
+      shortlinkInProcess(args, { DATABASE_URL: database.url, ...redis, ...env }, stdin);
+
+    beforeAll(async () => {
+      testApp = await startTestApp(redis, database);
+    });
+
+    afterAll(async () => {
+      await testApp.close();
+    });
+
+    const json = <T>(result: ProcessResult): T => {
+      expect({ status: result.status, stderr: result.stderr }).toEqual({ status: 0, stderr: '' });
+      return JSON.parse(result.stdout) as T;
+    };
+
+    it('creates an admin with --admin, and only an admin’s token may hold the scope admin', async () => {
+      const created = json<{ email: string; is_admin: boolean }>(
+        await shortlink(['account', 'create', adminEmail, '--admin']),
+      );
+      expect(created).toMatchObject({ email: 'admin@example.test', is_admin: true, disabled_at: null });
+      json(await shortlink(['account', 'create', userEmail]));
+
+      const adminToken = await shortlink(['token', 'create', adminEmail, '--scopes', 'admin,links:read']);
+      expect(adminToken.status).toBe(0);
+      const blocked = await testApp.request('/api/admin/blocked-hosts', {
+        headers: { authorization: `Bearer ${adminToken.stdout.trim()}` },
+      });
+      expect(blocked.status).toBe(200);
+
+      const refused = await shortlink(['token', 'create', userEmail, '--scopes', 'admin,links:read']);
+      expect(refused).toMatchObject({ status: 1, stdout: '' });
+      expect(refused.stderr).toBe("shortlink: --scopes: Only an admin's token may hold the scope admin.\n");
+      const tokens = json<unknown[]>(await shortlink(['token', 'list', userEmail]));
+      expect(tokens).toEqual([]);
+      // Never given by default.
+      const plain = await shortlink(['token', 'create', adminEmail]);
+      const list = json<Array<{ prefix: string; scopes: string[] }>>(await shortlink(['token', 'list', adminEmail]));
+      expect(list.find((entry) => entry.prefix === plain.stdout.slice(0, 7))?.scopes).toEqual([...SCOPES]);
+    });
+
+    it('set-admin makes an admin and --revoke undoes it, refusing the last admin', async () => {
+      expect(json<{ is_admin: boolean }>(await shortlink(['account', 'set-admin', userEmail])).is_admin).toBe(true);
+      expect(
+        json<{ is_admin: boolean }>(await shortlink(['account', 'set-admin', userEmail, '--revoke'])).is_admin,
+      ).toBe(false);
+
+      const last = await shortlink(['account', 'set-admin', adminEmail, '--revoke']);
+      expect(last).toMatchObject({ status: 1, stdout: '' });
+      expect(last.stderr).toBe(
+        'shortlink: admin@example.test is the last admin of this instance and cannot stop being an admin: make another account an admin first\n',
+      );
+      const unknown = await shortlink(['account', 'set-admin', 'nobody@example.test']);
+      expect(unknown).toMatchObject({ status: 1, stdout: '' });
+      expect(unknown.stderr.trim().split('\n')).toHaveLength(1);
+    });
+
+    it('disable signs the account out, refuses its tokens and disables its links; enable brings them back', async () => {
+      const token = (await shortlink(['token', 'create', userEmail])).stdout.trim();
+      const created = await testApp.request('/api/links', {
+        method: 'POST',
+        headers: { 'x-api-key': token },
+        json: { url: 'https://cli-disabled.example/' },
+      });
+      const { code } = (await created.json()) as { code: string };
+      expect((await testApp.request(`/${code}`)).status).toBe(302);
+      expect((await testApp.request(`/${code}`)).status).toBe(302); // cached by the server now
+
+      const disabled = json<{ disabled_at: string | null }>(
+        await shortlink(['account', 'disable', userEmail, '--reason', 'Phishing links']),
+      );
+      expect(disabled.disabled_at).not.toBeNull();
+      const refused = await testApp.request('/api/links', { headers: { 'x-api-key': token } });
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({ error: 'account_disabled' });
+      expect((await testApp.request(`/${code}`)).status).toBe(410);
+      expect((await testApp.request(`/${code}`)).status).toBe(410); // cached by the server now
+      const importing = await shortlink(['links', 'import', userEmail, '-'], {}, 'url\nhttps://example.com/\n');
+      expect(importing.status).toBe(1);
+      expect(importing.stderr).toContain('is disabled; enable it first');
+
+      expect(
+        json<{ disabled_at: string | null }>(await shortlink(['account', 'enable', userEmail])).disabled_at,
+      ).toBeNull();
+      expect((await testApp.request('/api/links', { headers: { 'x-api-key': token } })).status).toBe(200);
+      expect((await testApp.request(`/${code}`)).status).toBe(302);
+
+      const last = await shortlink(['account', 'disable', adminEmail]);
+      expect(last).toMatchObject({ status: 1, stdout: '' });
+      expect(last.stderr).toContain('is the last admin of this instance');
+    });
+
+    it('keeps every command in the audit log, as cli', async () => {
+      const events = await testApp.app.get(PrismaService).auditEvent.findMany({ orderBy: { createdAt: 'asc' } });
+
+      expect(
+        events.map((event) =>
+          `${event.via} ${event.actor} ${event.action} ${event.target} ${event.reason ?? ''}`.trim(),
+        ),
+      ).toEqual([
+        'cli cli account.create_admin admin@example.test',
+        `cli cli account.grant_admin ${userEmail}`,
+        `cli cli account.revoke_admin ${userEmail}`,
+        `cli cli account.disable ${userEmail} Phishing links`,
+        `cli cli account.enable ${userEmail}`,
+      ]);
     });
   });
 
