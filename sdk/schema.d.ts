@@ -4,6 +4,121 @@
  */
 
 export interface paths {
+    "/api/admin/blocked-hosts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the blocked hosts
+         * @description In name order. A blocked host blocks its subdomains too.
+         */
+        get: operations["listBlockedHosts"];
+        put?: never;
+        /**
+         * Block a host
+         * @description The host and its subdomains, on every port and scheme: creating or changing a link
+         *     to one answers 400 `blocked_url`, and every live link to one is disabled at once, on every
+         *     instance (its redirect answers 410). The host is normalised (lower case, punycode, no
+         *     trailing dot); a URL, a port or a single label is refused (400). Blocking a blocked host is
+         *     409 `admin_conflict`.
+         */
+        post: operations["blockHost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/blocked-hosts/{host}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unblock a host
+         * @description Links to it can be created again, and the links its block disabled are live again
+         *     (those an admin disabled by hand stay disabled, and so do those another blocked host or a
+         *     disabled account holds). The host may be written as when it was blocked.
+         */
+        delete: operations["unblockHost"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/links/{code}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a link
+         * @description Any account's link (or an anonymous one): its redirect answers 410 with a page
+         *     saying it was disabled, on every instance, from the moment this answers. Its owner still
+         *     sees it (with `disabled_at`) but cannot enable it. The link's open reports are resolved.
+         */
+        post: operations["disableLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/links/{code}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a link
+         * @description Undoes a disabling by an admin. A link that a blocked host or its disabled account
+         *     keeps disabled answers 409 `admin_conflict` (unblock the host or enable the account). A live
+         *     link is answered as it is.
+         */
+        post: operations["enableLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List reports
+         * @description Reports sent through the public `/report` page, newest first: `open` ones by default.
+         *     Act on one by disabling its link (which resolves the link's open reports).
+         */
+        get: operations["listReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/clicks": {
         parameters: {
             query?: never;
@@ -363,8 +478,9 @@ export interface paths {
          *     With device targets, iPhones, iPads and iPods go to `ios_url` and Android devices to
          *     `android_url` (read from the `User-Agent`). A password-protected link answers `200` with an
          *     HTML form asking for the password instead (see `POST /{code}`); HEAD then answers 401.
-         *     Unknown or deleted codes answer 404; a link past its `expires_at` answers 410 `link_expired`
-         *     (and the visit is not counted). Never rate limited. Swagger UI's "Try it out" cannot
+         *     Unknown or deleted codes answer 404; a link past its `expires_at` answers 410 `link_expired`,
+         *     and a link the administrators disabled answers 410 with an HTML page saying so (the visit is
+         *     not counted either way). Never rate limited. Swagger UI's "Try it out" cannot
          *     show a cross-origin redirect: use `curl -i`.
          */
         get: operations["redirect"];
@@ -413,6 +529,58 @@ export interface components {
              * @example 1200
              */
             total: number;
+        };
+        BlockHostRequest: {
+            /**
+             * @description The host to block, with its subdomains: a name (any case, Unicode or punycode, a trailing
+             *     dot is dropped) or an IP address. Not a URL, and without a port.
+             * @example evil.example
+             */
+            host: string;
+        };
+        BlockedHost: {
+            /**
+             * Format: date-time
+             * @description When it was blocked (ISO 8601, UTC).
+             * @example 2026-11-26T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Who blocked it: an admin's e-mail address, or `cli`.
+             * @example admin@example.com
+             */
+            created_by: string;
+            /**
+             * @description The host as it is compared: lower case, punycode, no trailing dot.
+             * @example evil.example
+             */
+            host: string;
+        };
+        BlockedHostCreated: {
+            /**
+             * Format: date-time
+             * @description When it was blocked (ISO 8601, UTC).
+             * @example 2026-11-26T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Who blocked it: an admin's e-mail address, or `cli`.
+             * @example admin@example.com
+             */
+            created_by: string;
+            /**
+             * @description How many live links to the host (or its subdomains) were disabled.
+             * @example 3
+             */
+            disabled_links: number;
+            /**
+             * @description The host as it is compared: lower case, punycode, no trailing dot.
+             * @example evil.example
+             */
+            host: string;
+        };
+        BlockedHostList: {
+            data: components["schemas"]["BlockedHost"][];
         };
         BrowserClicks: {
             /**
@@ -609,11 +777,18 @@ export interface components {
              */
             device: "desktop" | "mobile" | "tablet" | "other";
         };
+        DisableLinkRequest: {
+            /**
+             * @description Why: kept in the audit log, and shown to the link's owner. 1 to 500 characters.
+             * @example Phishing page imitating a bank
+             */
+            reason: string;
+        };
         /**
          * @description Stable machine-readable name of the error: branch on this, not on `detail`.
          * @enum {string}
          */
-        ErrorName: "invalid_url" | "invalid_code" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "code_taken" | "too_many_webhooks" | "webhook_disabled" | "link_expired" | "password_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable" | "account_exists" | "passkey_refused" | "sso_unavailable";
+        ErrorName: "invalid_url" | "invalid_code" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "blocked_url" | "account_disabled" | "code_taken" | "admin_conflict" | "too_many_webhooks" | "webhook_disabled" | "link_expired" | "password_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable" | "account_exists" | "passkey_refused" | "sso_unavailable";
         FieldError: {
             /**
              * @description The request field (dotted path for nested fields).
@@ -657,6 +832,14 @@ export interface components {
              * @example 2026-11-21T10:00:00.000Z
              */
             created_at: string;
+            /**
+             * Format: date-time
+             * @description When the link was disabled (ISO 8601, UTC); null while it is live. A disabled link's short
+             *     URL answers `410 Gone` with a page saying so. Links are disabled by the administrators of
+             *     the service (by hand, because its target's host is blocked, or because its account was
+             *     disabled); the owner still sees the link but cannot enable it again.
+             */
+            disabled_at: string | null;
             /**
              * Format: date-time
              * @description When the link stops redirecting (ISO 8601, UTC); null when it never does. After it the
@@ -830,6 +1013,55 @@ export interface components {
              */
             host: string;
         };
+        Report: {
+            /**
+             * @description The reported link's code (the link may have been deleted since).
+             * @example Ab3dE9x
+             */
+            code: string;
+            /**
+             * Format: date-time
+             * @description When it was sent (ISO 8601, UTC).
+             * @example 2026-11-26T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description What the reporter wrote (up to 2000 characters; may be empty).
+             * @example Asks for my bank password
+             */
+            details: string;
+            /**
+             * Format: uuid
+             * @example 0b9f3c2e-4d0a-4c55-9a64-0d3f8f1e2a7b
+             */
+            id: string;
+            /** @example phishing */
+            reason: components["schemas"]["ReportReason"];
+            /**
+             * Format: uri
+             * @description The reported short URL.
+             * @example https://sho.rt/Ab3dE9x
+             */
+            short_url: string;
+            /** @example open */
+            status: components["schemas"]["ReportStatus"];
+        };
+        ReportList: {
+            data: components["schemas"]["Report"][];
+            /** @example 20 */
+            limit: number;
+            /** @example 0 */
+            offset: number;
+            /**
+             * @description How many reports have this status.
+             * @example 1
+             */
+            total: number;
+        };
+        /** @enum {string} */
+        ReportReason: "phishing" | "malware" | "spam" | "other";
+        /** @enum {string} */
+        ReportStatus: "open" | "resolved" | "dismissed";
         TagList: {
             /** @description The tags, sorted. */
             data: components["schemas"]["TagSummary"][];
@@ -1009,6 +1241,545 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    listBlockedHosts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every blocked host. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockedHostList"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    blockHost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BlockHostRequest"];
+            };
+        };
+        responses: {
+            /** @description The host is blocked; `disabled_links` says how many links it disabled. */
+            201: {
+                headers: {
+                    /** @description `/api/admin/blocked-hosts/{host}` */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockedHostCreated"];
+                };
+            };
+            /** @description Bad Request. `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict. `admin_conflict`: the action would disable, delete or demote the last admin or the caller's own account, or enable a link that a blocked host or a disabled account keeps disabled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large. `payload_too_large`: the body exceeds the limit: 1 MiB (10 MiB for `POST /api/links/bulk`); see "Request bodies". */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type. `unsupported_media_type`: the body is not sent as `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    unblockHost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                host: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The host is no longer blocked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Bad Request. `validation_failed`: an unknown field, or a value of the wrong type or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    disableLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The short code of any link of the instance */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DisableLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description The link, disabled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Link"];
+                };
+            };
+            /** @description Bad Request. `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Payload Too Large. `payload_too_large`: the body exceeds the limit: 1 MiB (10 MiB for `POST /api/links/bulk`); see "Request bodies". */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported Media Type. `unsupported_media_type`: the body is not sent as `application/json`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    enableLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The short code of any link of the instance */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link, live again. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Link"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflict. `admin_conflict`: the action would disable, delete or demote the last admin or the caller's own account, or enable a link that a blocked host or a disabled account keeps disabled. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listReports: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description Number of links to skip, 0 or more. */
+                offset?: number;
+                /**
+                 * @description Which reports: `open` (waiting for an admin, the default), `resolved` (the link was
+                 *     disabled) or `dismissed`.
+                 */
+                status?: components["schemas"]["ReportStatus"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of reports. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportList"];
+                };
+            };
+            /** @description Bad Request. `validation_failed`: an unknown field, or a value of the wrong type or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     accountClicks: {
         parameters: {
             query?: {
@@ -1050,7 +1821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1140,7 +1911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1224,7 +1995,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1342,7 +2113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1447,7 +2218,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1538,7 +2309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1632,7 +2403,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1722,7 +2493,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1800,7 +2571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1933,7 +2704,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1999,7 +2770,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2080,7 +2851,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2176,7 +2947,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2252,7 +3023,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2342,7 +3113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2420,7 +3191,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs. */
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2565,13 +3336,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Gone. `link_expired`: the link is past its `expires_at`. */
+            /**
+             * @description Gone. `link_expired`: the link is past its `expires_at`.
+             *
+             *     A link disabled by the administrators of the service (by hand, through a blocked host or a disabled account) answers instead with a small HTML page saying so, which links to `/report` (HEAD: no body). Neither is counted as a visit.
+             */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "detail": "This short link has expired",
+                     *       "error": "link_expired",
+                     *       "status": 410,
+                     *       "title": "Gone",
+                     *       "type": "about:blank"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
@@ -2633,13 +3418,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Gone. `link_expired`: the link is past its `expires_at`. */
+            /**
+             * @description Gone. `link_expired`: the link is past its `expires_at`.
+             *
+             *     A link disabled by the administrators of the service (by hand, through a blocked host or a disabled account) answers instead with a small HTML page saying so, which links to `/report` (HEAD: no body). Neither is counted as a visit.
+             */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "detail": "This short link has expired",
+                     *       "error": "link_expired",
+                     *       "status": 410,
+                     *       "title": "Gone",
+                     *       "type": "about:blank"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Too many wrong passwords from this address for this link: the form, saying when to try again. */
@@ -2705,13 +3504,27 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Gone. `link_expired`: the link is past its `expires_at`. */
+            /**
+             * @description Gone. `link_expired`: the link is past its `expires_at`.
+             *
+             *     A link disabled by the administrators of the service (by hand, through a blocked host or a disabled account) answers instead with a small HTML page saying so, which links to `/report` (HEAD: no body). Neither is counted as a visit.
+             */
             410: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "detail": "This short link has expired",
+                     *       "error": "link_expired",
+                     *       "status": 410,
+                     *       "title": "Gone",
+                     *       "type": "about:blank"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
             /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */

@@ -52,15 +52,16 @@ const REDIRECT_RESPONSE = ApiFoundResponse({
 });
 
 /**
- * 410, either way a link is gone. Declared above `ApiProblemResponses` (decorators apply from the
- * bottom up, and a status's last description wins), so it replaces the catalogue's 410.
+ * 410, either way a link is gone: declared above `ApiProblemResponses` (decorators apply from the
+ * bottom up), it adds the disabled link's HTML page to the catalogue's `link_expired`.
  */
 const GONE_RESPONSE = ApiResponse({
   status: 410,
+  // Follows the catalogue's description of `link_expired` (the two are joined).
   description:
-    'Gone. Past its `expires_at`: problem details, `link_expired`. Disabled by the administrators of the ' +
-    'service (by hand, a blocked host, a disabled account): a small HTML page saying so, which links to `/report` ' +
-    '(HEAD: no body). Not counted as a visit.',
+    'A link disabled by the administrators of the service (by hand, through a blocked host or a disabled ' +
+    'account) answers instead with a small HTML page saying so, which links to `/report` (HEAD: no body). ' +
+    'Neither is counted as a visit.',
   content: {
     'application/problem+json': {
       schema: { $ref: getSchemaPath(ProblemDto) },
