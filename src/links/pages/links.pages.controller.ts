@@ -81,11 +81,13 @@ export class LinksPagesController {
     const url = field(form, 'url');
     const customCode = field(form, 'custom_code', 1000).trim();
     const expiresAt = field(form, 'expires_at', 100);
+    const tags = field(form, 'tags', 1000);
     try {
       const link = await this.links.create(session.accountId, {
         url,
         custom_code: customCode === '' ? undefined : customCode,
         expires_at: expiryFromForm(expiresAt),
+        tags: tagsFromForm(tags),
       });
       return reply.redirect(`/dashboard?created=${encodeURIComponent(link.code)}`, 303);
     } catch (error) {
@@ -93,7 +95,10 @@ export class LinksPagesController {
         reply,
         session,
         1,
-        { form: { url, custom_code: customCode, expires_at: expiresAt }, errors: formErrors(error, LINK_FIELDS) },
+        {
+          form: { url, custom_code: customCode, expires_at: expiresAt, tags },
+          errors: formErrors(error, LINK_FIELDS),
+        },
         400,
       );
     }
