@@ -204,6 +204,8 @@ describe('the password form (GET /{code})', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(response.headers.get('x-robots-tag')).toBe('noindex');
     expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    // The form's answer is a redirect to the target, wherever it is (Chromium checks form-action there too).
+    expect(response.headers.get('content-security-policy')).toContain("form-action 'self' http: https:");
     expect(response.headers.get('x-frame-options')).toBe('DENY');
     const html = await response.text();
     expect(html).toContain('<label for="password">Password</label>');

@@ -252,7 +252,7 @@ export class RedirectController {
     });
     if (page.status === 429) void reply.header('Retry-After', String(page.retryAfterSeconds));
     void reply
-      .withSecurityHeaders()
+      .withSecurityHeaders({ formsRedirectAnywhere: true })
       .status(page.status)
       .header('Content-Type', 'text/html; charset=utf-8')
       .header('Cache-Control', 'no-store')

@@ -56,18 +56,34 @@ export function registerSecurityHeaders(app: NestFastifyApplication, config: App
     // helmet sets the headers and calls back at once (with an Error, if a directive failed).
     setHeaders(request.raw, reply.raw, done as (error?: unknown) => void);
   });
-  fastify.decorateReply('withSecurityHeaders', function (this: FastifyReply) {
+  fastify.decorateReply('withSecurityHeaders', function (this: FastifyReply, options?: PageHeaderOptions) {
     // helmet calls back at once; an error there is a directive that failed, a fault of ours.
     setHeaders(this.request.raw, this.raw, (error?: unknown) => {
       if (error instanceof Error) throw error;
     });
+    if (options?.formsRedirectAnywhere) {
+      // Chromium applies form-action to the redirects that follow a form's submission too.
+      const policy = String(this.raw.getHeader('content-security-policy'));
+      this.raw.setHeader('content-security-policy', policy.replace(FORM_ACTION_SELF, FORM_ACTION_ANY_WEB_PAGE));
+    }
     return this;
   });
+}
+
+const FORM_ACTION_SELF = "form-action 'self'";
+const FORM_ACTION_ANY_WEB_PAGE = "form-action 'self' http: https:";
+
+export interface PageHeaderOptions {
+  /**
+   * The page's forms post here but are answered with a redirect to any web address (a protected
+   * link's form, to the link's target): `form-action` allows http: and https: too.
+   */
+  formsRedirectAnywhere?: boolean;
 }
 
 declare module 'fastify' {
   interface FastifyReply {
     /** Sets the security headers every page gets, on an answer of a route the hook leaves alone. */
-    withSecurityHeaders(): FastifyReply;
+    withSecurityHeaders(options?: PageHeaderOptions): FastifyReply;
   }
 }
