@@ -17,8 +17,10 @@ import { SqliteLinkStore } from './store/sqlite-link-store.js';
 async function storedLink(prisma: DatabaseClient, code: string) {
   const row = await prisma.link.findUnique({ where: { code }, include: { tags: { orderBy: { tag: 'asc' } } } });
   if (!row) return row;
-  const { clicksThroughBatch, tags, passwordHash, ...record } = row;
+  const { clicksThroughBatch, tags, passwordHash, disabledReason, disabledCause, ...record } = row;
   expect(clicksThroughBatch).toBe(0);
+  // A new link is live: nothing disabled it, for no reason.
+  expect({ disabledReason, disabledCause }).toEqual({ disabledReason: null, disabledCause: null });
   // A tag row copies its link's owner and creation time.
   for (const tag of tags) expect(tag).toMatchObject({ accountId: row.accountId, createdAt: row.createdAt });
   // The hash stays in the database: a record says only whether there is one.

@@ -11,7 +11,7 @@ import { readDatabaseUrl, sqliteFilePath } from '../../prisma/engine/database-ur
 import { PostgresRedirectLookup, SqliteRedirectLookup, type RedirectLookup } from './redirect-lookup.js';
 
 const LINKS_TABLE = `CREATE TABLE links (code TEXT PRIMARY KEY, url TEXT NOT NULL, expires_at TIMESTAMP(3),
-  password_hash TEXT, ios_url TEXT, android_url TEXT)`;
+  password_hash TEXT, ios_url TEXT, android_url TEXT, disabled_at TIMESTAMP(3))`;
 
 /** A writer on the database next to the lookup, like the app's Prisma client. */
 /** What the lookup answers for a link without an expiry. */
@@ -22,6 +22,8 @@ interface Rules {
   passwordHash?: string;
   iosUrl?: string;
   androidUrl?: string;
+  /** Disabled by the admins since then. */
+  disabledAt?: Date;
 }
 
 interface Writer {
@@ -34,7 +36,7 @@ function sqliteWriter(url: string): Promise<Writer> {
   db.pragma('journal_mode = WAL');
   db.exec(LINKS_TABLE);
   const insert = db.prepare(
-    'INSERT INTO links (code, url, expires_at, password_hash, ios_url, android_url) VALUES (?, ?, ?, ?, ?, ?)',
+    'INSERT INTO links (code, url, expires_at, password_hash, ios_url, android_url, disabled_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   return Promise.resolve({
     // As Prisma's SQLite adapter writes a DateTime (toSqliteDateTime).
@@ -47,6 +49,7 @@ function sqliteWriter(url: string): Promise<Writer> {
           rules.passwordHash ?? null,
           rules.iosUrl ?? null,
           rules.androidUrl ?? null,
+          rules.disabledAt?.toISOString().replace('Z', '+00:00') ?? null,
         ),
       ),
     close: () => Promise.resolve(void db.close()),
@@ -61,7 +64,8 @@ async function postgresWriter(url: string): Promise<Writer> {
     // As the app writes a timestamp without a zone: UTC, as an ISO string.
     insert: async (code, target, expiresAt, rules = {}) =>
       void (await client.query(
-        'INSERT INTO links (code, url, expires_at, password_hash, ios_url, android_url) VALUES ($1, $2, $3, $4, $5, $6)',
+        `INSERT INTO links (code, url, expires_at, password_hash, ios_url, android_url, disabled_at)
+          VALUES ($1, $2, $3, $4, $5, $6, $7)`,
         [
           code,
           target,
@@ -69,6 +73,7 @@ async function postgresWriter(url: string): Promise<Writer> {
           rules.passwordHash ?? null,
           rules.iosUrl ?? null,
           rules.androidUrl ?? null,
+          rules.disabledAt?.toISOString() ?? null,
         ],
       )),
     close: () => client.end(),
@@ -128,10 +133,27 @@ describe.each([
     await expect(sut.findTarget('Rules01')).resolves.toEqual({
       url: 'https://example.com/r1',
       expiresAt: Infinity,
-      rules: { passwordHash: 'scrypt$x', iosUrl: null, androidUrl: null },
+      rules: { passwordHash: 'scrypt$x', iosUrl: null, androidUrl: null, disabled: false },
     });
     await expect(sut.findTarget('Rules02')).resolves.toMatchObject({
-      rules: { passwordHash: null, iosUrl: 'https://apps.apple.com/x', androidUrl: null },
+      rules: { passwordHash: null, iosUrl: 'https://apps.apple.com/x', androidUrl: null, disabled: false },
+    });
+  });
+
+  it('reads a disabled link as one more rule, whatever its other columns', async () => {
+    await writer.insert('Disabl1', 'https://example.com/d1', undefined, { disabledAt: new Date() });
+    await writer.insert('Disabl2', 'https://example.com/d2', undefined, {
+      passwordHash: 'scrypt$y',
+      disabledAt: new Date(),
+    });
+
+    await expect(sut.findTarget('Disabl1')).resolves.toEqual({
+      url: 'https://example.com/d1',
+      expiresAt: Infinity,
+      rules: { passwordHash: null, iosUrl: null, androidUrl: null, disabled: true },
+    });
+    await expect(sut.findTarget('Disabl2')).resolves.toMatchObject({
+      rules: { passwordHash: 'scrypt$y', disabled: true },
     });
   });
 
