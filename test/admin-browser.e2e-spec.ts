@@ -66,9 +66,14 @@ describe('running a public instance in a browser', () => {
     await page.goto('/login');
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await page.waitForURL('**/dashboard');
     return email;
+  }
+
+  /** The admin pages' own navigation (the main one has a "Links" too). */
+  function adminNav(page: Page) {
+    return page.getByRole('navigation', { name: 'Administration' });
   }
 
   async function createLink(url: string): Promise<string> {
@@ -118,7 +123,7 @@ describe('running a public instance in a browser', () => {
     await page.getByRole('link', { name: 'Admin' }).click();
     await page.waitForURL('**/admin');
     await expect(page.getByText('1 open report').isVisible()).resolves.toBe(true);
-    await page.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Reports' }).click();
+    await adminNav(page).getByRole('link', { name: 'Reports' }).click();
     await page.waitForURL('**/admin/reports');
     await expect(page.getByText('It asks for my bank password').isVisible()).resolves.toBe(true);
     await expect(page.getByText('https://login.phish.example/bank').isVisible()).resolves.toBe(true);
@@ -133,25 +138,25 @@ describe('running a public instance in a browser', () => {
     await expect(visitor.getByRole('heading', { name: 'This link has been disabled' }).isVisible()).resolves.toBe(true);
     await expect(visitor.getByRole('link', { name: 'Report a link' }).first().isVisible()).resolves.toBe(true);
 
-    await page.getByRole('link', { name: 'Blocked hosts' }).click();
+    await adminNav(page).getByRole('link', { name: 'Blocked hosts' }).click();
     await page.getByLabel('Host').fill('https://phish.example/');
     await page.getByRole('button', { name: 'Block host' }).click();
-    await expect(page.getByText('The host must be a host name, not a URL: give phish.example.').isVisible()).resolves.toBe(
-      true,
-    );
+    await expect(
+      page.getByText('The host must be a host name, not a URL: give phish.example.').isVisible(),
+    ).resolves.toBe(true);
     await page.getByLabel('Host').fill('Phish.Example');
     await page.getByRole('button', { name: 'Block host' }).click();
     await page.waitForURL('**/admin/blocked-hosts?done=host-blocked**');
     await expect(page.getByText('phish.example is blocked: 1 link to it disabled.').isVisible()).resolves.toBe(true);
     expect(await status(sameHost)).toBe(410);
 
-    await page.getByRole('link', { name: 'Links' }).click();
+    await adminNav(page).getByRole('link', { name: 'Links' }).click();
     await page.getByLabel('Search links').fill('PHISH.example');
     await page.getByRole('button', { name: 'Search' }).click();
     await expect(page.getByText('2 links match “PHISH.example”').isVisible()).resolves.toBe(true);
     await expect(page.getByText('Unblock the host to enable it.').isVisible()).resolves.toBe(true);
 
-    await page.getByRole('link', { name: 'Accounts' }).click();
+    await adminNav(page).getByRole('link', { name: 'Accounts' }).click();
     await page.getByLabel('Search accounts').fill(owner.email.slice(0, 10));
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('Disable…').click();
@@ -164,13 +169,13 @@ describe('running a public instance in a browser', () => {
     await page.waitForURL('**/admin/accounts?**done=account-enabled');
     expect((await testApp.request('/api/links', { headers: owner.apiKey })).status).toBe(200);
 
-    await page.getByRole('link', { name: 'Audit log' }).click();
+    await adminNav(page).getByRole('link', { name: 'Audit log' }).click();
     for (const action of ['link.disable', 'host.block', 'account.disable', 'account.enable']) {
       await expect(page.getByRole('cell', { name: action }).isVisible()).resolves.toBe(true);
     }
     await expect(page.getByRole('cell', { name: adminEmail }).first().isVisible()).resolves.toBe(true);
 
-    await page.getByRole('link', { name: 'Blocked hosts' }).click();
+    await adminNav(page).getByRole('link', { name: 'Blocked hosts' }).click();
     await page.getByRole('button', { name: 'Unblock phish.example' }).click();
     await page.waitForURL('**/admin/blocked-hosts?done=host-unblocked');
     expect(await status(sameHost)).toBe(302);
@@ -252,13 +257,22 @@ describe('running a public instance in a browser', () => {
     const none = (path: string) => ({ path, unexpected: [], unreached: [], unringed: [] });
     const code = await createLink('https://keyboard.example/');
     await testApp.app.get(PrismaService).report.create({ data: { code, reason: 'spam', details: 'keyboard' } });
-    await testApp.app.get(PrismaService).blockedHost.create({ data: { host: 'keyboard-blocked.example', createdBy: 'cli' } });
+    await testApp.app
+      .get(PrismaService)
+      .blockedHost.create({ data: { host: 'keyboard-blocked.example', createdBy: 'cli' } });
     const visitor = await newPage();
     expect(await tabThrough(visitor, '/report')).toEqual(none('/report'));
 
     const page = await newPage();
     await signInAsAdmin(page);
-    for (const path of ['/admin', '/admin/reports', '/admin/links', '/admin/accounts', '/admin/blocked-hosts', '/admin/audit']) {
+    for (const path of [
+      '/admin',
+      '/admin/reports',
+      '/admin/links',
+      '/admin/accounts',
+      '/admin/blocked-hosts',
+      '/admin/audit',
+    ]) {
       expect(await tabThrough(page, path)).toEqual(none(path));
     }
   });
