@@ -357,3 +357,21 @@ describe('signing in to a disabled account', () => {
     expect(await wrong.text()).not.toContain('account has been disabled');
   });
 });
+
+describe('the owner of a disabled link', () => {
+  it('sees it disabled in the list and on its page, with no way to enable it', async () => {
+    const code = await createLink(user, 'https://owner-sees.example/');
+    await testApp.app.get(PrismaService).link.update({
+      where: { code },
+      data: { disabledAt: new Date('2026-11-20T08:00:00Z'), disabledCause: 'admin', disabledReason: 'Phishing' },
+    });
+    const browser = await signedIn(user.accountId);
+
+    const list = await (await browser.get(`/dashboard?q=${code}`)).text();
+    expect(list).toContain('<span class="badge">disabled</span>');
+    const page = await (await browser.get(`/dashboard/links/${code}`)).text();
+    expect(page).toContain('Since <time datetime="2026-11-20T08:00:00.000Z">2026-11-20 08:00 UTC</time>');
+    expect(page).toContain('Only they can enable it again.');
+    expect(page).not.toMatch(/\/enable"/);
+  });
+});
