@@ -375,3 +375,16 @@ describe('the owner of a disabled link', () => {
     expect(page).not.toMatch(/\/enable"/);
   });
 });
+
+describe('the tokens page', () => {
+  it('offers the scope admin to admins only, never ticked at first, and refuses it to anyone else', async () => {
+    const adminPage = await (await (await signedIn(admin.accountId)).get('/dashboard/tokens')).text();
+    expect(adminPage).toContain('<input type="checkbox" name="scopes" value="admin">');
+    const browser = await signedIn(user.accountId);
+    expect(await (await browser.get('/dashboard/tokens')).text()).not.toContain('value="admin"');
+
+    const forged = await browser.post('/dashboard/tokens', { name: 'sneaky', scopes: ['links:read', 'admin'] });
+    expect(forged.status).toBe(400);
+    expect(await forged.text()).toContain('Only an admin&#39;s token may hold the scope admin.');
+  });
+});

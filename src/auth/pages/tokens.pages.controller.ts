@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Pages, field, fieldList, formErrors, type Form } from '../../pages/pages.js';
 import { PageController } from '../../pages/page-controller.decorator.js';
 import { CurrentSession, SignedIn } from '../auth.decorators.js';
-import { isScope, SCOPES } from '../scopes.js';
+import { ALL_SCOPES, isScope, SCOPES } from '../scopes.js';
 import type { ActiveSession } from '../sessions/sessions.service.js';
 import { TokensService } from '../tokens.service.js';
 
@@ -61,7 +61,8 @@ export class TokensPagesController {
     return this.pages.render(
       reply,
       'tokens',
-      { ...data, session, tokens, scopes: SCOPES, revoked: query.revoked === '1' },
+      // An admin may also give a token the scope admin (never ticked at first).
+      { ...data, session, tokens, scopes: session.isAdmin ? ALL_SCOPES : SCOPES, revoked: query.revoked === '1' },
       status,
     );
   }
