@@ -146,6 +146,39 @@ describe('the admin API refuses everyone but an admin token with the scope admin
   });
 });
 
+describe('odd input to the admin API', () => {
+  it('answers odd paths, queries and bodies with a 4xx, never a 500, and changes nothing', async () => {
+    const prisma = testApp.app.get(PrismaService);
+    const before = await prisma.blockedHost.count();
+    const cases: Array<[string, string, unknown?]> = [
+      ['DELETE', 'blocked-hosts/%00'],
+      ['DELETE', 'blocked-hosts/a%00b.example'],
+      ['DELETE', 'blocked-hosts/%F0%9F%99'],
+      ['DELETE', `blocked-hosts/${'a'.repeat(5000)}.example`],
+      ['DELETE', 'blocked-hosts/..%2F..%2Fetc'],
+      ['POST', 'links/%00/disable', { reason: 'x' }],
+      ['POST', 'links/%F0%9F%99/enable'],
+      ['POST', `links/${'a'.repeat(65)}/disable`, { reason: 'x' }],
+      ['POST', 'blocked-hosts', { host: 'a\u0000b.example' }],
+      ['POST', 'blocked-hosts', { host: 'x'.repeat(2000) }],
+      ['POST', 'blocked-hosts', { host: ['evil.example'] }],
+      ['POST', 'blocked-hosts', { host: { toString: 'evil.example' } }],
+      ['POST', 'blocked-hosts', { host: '\ud800.example' }],
+      ['GET', 'reports?status[]=open'],
+      ['GET', 'reports?limit=%00'],
+    ];
+    for (const [method, path, json] of cases) {
+      const response = await adminCall(path, { method, json });
+      const where = `${method} ${path.slice(0, 60)}`;
+      expect({ where, clientError: response.status >= 400 && response.status < 500 }).toEqual({
+        where,
+        clientError: true,
+      });
+    }
+    expect(await prisma.blockedHost.count()).toBe(before);
+  });
+});
+
 describe('blocked hosts', () => {
   it('blocks a host given in any spelling, as the URL parser writes it, and lists it', async () => {
     const response = await block('  Spelled.EXAMPLE.  ');
@@ -358,14 +391,12 @@ describe('disabling and enabling links by hand', () => {
   it('disables any account’s link (the cached redirect too), resolves its open reports, and enables it again', async () => {
     const link = await createLink(owner, { url: 'https://by-hand.example/' });
     expect((await visit(link.code)).status).toBe(302);
-    const report = await testApp.app
-      .get(ReportsService)
-      .submit({
-        short_url: `${TEST_SHORT_BASE_URL}/${link.code}`,
-        reason: 'phishing',
-        details: 'a fake bank',
-        email: '',
-      });
+    const report = await testApp.app.get(ReportsService).submit({
+      short_url: `${TEST_SHORT_BASE_URL}/${link.code}`,
+      reason: 'phishing',
+      details: 'a fake bank',
+      email: '',
+    });
 
     const disabled = await adminCall(`links/${link.code}/disable`, {
       method: 'POST',
