@@ -87,9 +87,9 @@ export interface paths {
         put?: never;
         /**
          * Enable a link
-         * @description Undoes a disabling by an admin. A link that a blocked host or its disabled account
-         *     keeps disabled answers 409 `admin_conflict` (unblock the host or enable the account). A live
-         *     link is answered as it is.
+         * @description Makes a disabled link live again, whatever disabled it, unless something still holds
+         *     it: one of its targets on a blocked host, or its disabled account (409 `admin_conflict`:
+         *     unblock the host or enable the account). A live link is answered as it is.
          */
         post: operations["enableLink"];
         delete?: never;

@@ -388,6 +388,23 @@ describe('blocked hosts', () => {
 });
 
 describe('disabling and enabling links by hand', () => {
+  it('enables a link a block disabled once its owner moved it off the host (unblocking could not find it)', async () => {
+    const link = await createLink(owner, { url: 'https://moved-away.example/' });
+    expect((await block('moved-away.example')).status).toBe(201);
+    const moved = await testApp.request(`/api/links/${link.code}`, {
+      method: 'PUT',
+      headers: owner.apiKey,
+      json: { url: 'https://elsewhere.example/' },
+    });
+    expect(((await moved.json()) as Link).disabled_at).not.toBeNull();
+
+    expect((await unblock('moved-away.example')).status).toBe(204);
+    expect((await visit(link.code)).status).toBe(410);
+    const enabled = await adminCall(`links/${link.code}/enable`, { method: 'POST' });
+    expect(enabled.status).toBe(200);
+    expect(await visit(link.code)).toMatchObject({ status: 302, location: 'https://elsewhere.example/' });
+  });
+
   it('disables any account’s link (the cached redirect too), resolves its open reports, and enables it again', async () => {
     const link = await createLink(owner, { url: 'https://by-hand.example/' });
     expect((await visit(link.code)).status).toBe(302);

@@ -154,7 +154,7 @@ describe('running a public instance in a browser', () => {
     await page.getByLabel('Search links').fill('PHISH.example');
     await page.getByRole('button', { name: 'Search' }).click();
     await expect(page.getByText('2 links match “PHISH.example”').isVisible()).resolves.toBe(true);
-    await expect(page.getByText('Unblock the host to enable it.').isVisible()).resolves.toBe(true);
+    await expect(page.getByText('Unblocking the host enables it again.').isVisible()).resolves.toBe(true);
 
     await adminNav(page).getByRole('link', { name: 'Accounts' }).click();
     await page.getByLabel('Search accounts').fill(owner.email.slice(0, 10));

@@ -49,6 +49,8 @@ export type DisabledCause = 'admin' | 'host' | 'account';
 export interface AdminLinkRecord extends LinkRecord {
   /** The owner's e-mail address; null for an anonymous link. */
   ownerEmail: string | null;
+  /** The owner's account is disabled (which keeps the link disabled). */
+  ownerDisabled: boolean;
   disabledReason: string | null;
   disabledCause: DisabledCause | null;
 }
@@ -364,10 +366,13 @@ export class LinksRepository {
     return true;
   }
 
-  /** Undoes `disableByAdmin`; a link disabled for another cause stays as it is. */
-  async enableByAdmin(code: string): Promise<void> {
+  /**
+   * Makes a disabled link live, whatever disabled it: the service checks first that nothing
+   * holds it any more (a blocked host, its disabled account).
+   */
+  async enable(code: string): Promise<void> {
     await this.prisma.link.updateMany({
-      where: { code, disabledCause: 'admin' },
+      where: { code, disabledAt: { not: null } },
       data: { disabledAt: null, disabledReason: null, disabledCause: null },
     });
   }
@@ -477,12 +482,13 @@ export class LinksRepository {
       tags: Array<{ tag: string }>;
       disabledReason: string | null;
       disabledCause: string | null;
-      account: { email: string } | null;
+      account: { email: string; disabledAt: Date | null } | null;
     },
   ): AdminLinkRecord {
     return {
       ...this.withLoggedClicks(fromPrisma(link)),
       ownerEmail: link.account?.email ?? null,
+      ownerDisabled: Boolean(link.account?.disabledAt),
       disabledReason: link.disabledReason,
       disabledCause: link.disabledCause as DisabledCause | null,
     };
@@ -490,7 +496,7 @@ export class LinksRepository {
 }
 
 /** What the admins' reads include: the tags (as `fromPrisma` reads them) and the owner. */
-const ADMIN_VIEW = { ...WITH_TAGS, account: { select: { email: true } } } as const;
+const ADMIN_VIEW = { ...WITH_TAGS, account: { select: { email: true, disabledAt: true } } } as const;
 
 /** The message bodies of `records` for the store's outbox statements. */
 function outboxMessages(accountId: string, event: OutboxEvent<LinkRecord>, records: LinkRecord[]): OutboxMessages {

@@ -475,25 +475,28 @@ export class LinksService {
   }
 
   /**
-   * Undoes `disableByAdmin`. A link that a blocked host or its disabled account keeps disabled
-   * is refused (`admin_conflict`): lift that first. A live link is answered as it is.
+   * Enables a disabled link, unless something still holds it: one of its targets on a blocked
+   * host, or its disabled account (`admin_conflict`, saying what to lift). A link disabled by a
+   * block whose target its owner changed since is enabled here (unblocking would not find it).
+   * A live link is answered as it is.
    */
   async enableByAdmin(code: string): Promise<LinkDto> {
     const link = await this.getRecordForAdmin(code);
-    if (link.disabledCause === 'host') {
+    if (link.disabledAt === null) return this.toDto(link);
+    const targets = [link.url, link.iosUrl, link.androidUrl].filter((url): url is string => url !== null);
+    const host = blockerOfAny(targets, await this.blockedHosts.snapshot());
+    if (host !== null) {
       throw ApiError.adminConflict(
-        `This link stays disabled while its host is blocked (${link.disabledReason ?? 'a blocked host'}): unblock the host to enable it`,
+        `This link stays disabled while its host ${host} is blocked: unblock the host to enable it`,
       );
     }
-    if (link.disabledCause === 'account') {
+    if (link.ownerDisabled) {
       throw ApiError.adminConflict(
         `This link stays disabled while its account ${link.ownerEmail ?? ''} is disabled: enable the account to enable it`,
       );
     }
-    if (link.disabledCause === 'admin') {
-      await this.links.enableByAdmin(code);
-      await this.cache.invalidate(code);
-    }
+    await this.links.enable(code);
+    await this.cache.invalidate(code);
     return this.toDto(await this.getRecordForAdmin(code));
   }
 
