@@ -170,8 +170,9 @@ export class AdminService implements OnApplicationShutdown {
     const record = await this.blockedHosts.add(host, actor.label);
     if (!record) throw ApiError.adminConflict(`${host} is blocked already`);
     await this.blockedHostList.refresh();
-    const disabled = await this.links.disableForHost(host);
+    // Scheduled first: should this sweep fail half-way, the second one still runs.
     this.resweepLater(host);
+    const disabled = await this.links.disableForHost(host);
     await this.audit.record(actor, 'host.block', { type: 'host', name: host });
     return { ...toBlockedHostView(record), disabled_links: disabled.length };
   }
