@@ -682,19 +682,135 @@ async function runGroup(options, kind, links, report) {
  * with the endpoint, the runner waits until the receiver has every message of the links created
  * so far: the deliveries' CPU is counted in that round, never in the next one. Then `drain`:
  * 1,000 links created in one bulk call, whose 1,000 messages are pending when it answers, timed
- * until the receiver has them all.
+ * until the receiver has them all. With --before, the build before does the same beside this
+ * one (an instance on a database of its own), every round interleaved with this build's.
  */
 async function runWebhooks(options, kind, database, report, group) {
-  const plain = benchAccount('bench-plain@example.com');
-  const hooked = benchAccount('bench-hooked@example.com');
-  for (const account of [plain, hooked]) await addAccount(kind, database.location, account);
   const receiverPort = await freePort();
   const receiverScript = join(ROOT, 'bench', 'baselines', 'webhook-receiver.mjs');
   const receiver = startProcess('webhook receiver', [receiverScript, String(receiverPort)], { stdout: 'pipe' });
-  await announced(receiver);
+  const builds = [];
+  try {
+    await announced(receiver);
+    builds.push(await startWebhookBuild(options, kind, database, receiverPort, 'shortlink', ROOT));
+    if (options.before) {
+      const own = await prepareBenchDatabase(kind, 1000, benchAccount(), 0, options.before);
+      builds.push({
+        ...(await startWebhookBuild(options, kind, own, receiverPort, 'shortlink (before)', options.before)),
+        drop: own.drop,
+      });
+    }
+    if (options.scenarios.has('webhooks')) {
+      const targets = builds.flatMap((build) => [
+        { ...build.service, name: build.name, load: build.createAs(build.plain) },
+        {
+          ...build.service,
+          name: build.name,
+          load: build.createAs(build.hooked),
+          settle: async () => void (await build.deliveredUpTo(await build.hookedLinks())),
+        },
+      ]);
+      log(`  ${SCENARIOS.webhooks}: ${builds.map((b) => b.name).join(', ')}, the two accounts interleaved (${kind})`);
+      const results = await measureInterleaved(options, targets, undefined, API_CONNECTIONS);
+      for (const [b, build] of builds.entries()) {
+        const [without, withHook] = results.slice(2 * b, 2 * b + 2);
+        [without, withHook].forEach((result, i) =>
+          report.row({
+            ...group,
+            group: kind,
+            target: build.name,
+            scenario: i === 0 ? WEBHOOK_ROWS.without : WEBHOOK_ROWS.with,
+            expected: '201',
+            result,
+            note: i === 1 ? 'link.created, delivered to a local receiver' : undefined,
+          }),
+        );
+        const links = await build.hookedLinks();
+        const final = await build.counts();
+        report.check({
+          ...group,
+          name: `${build.name}: every webhook message delivered, once`,
+          ok: final.distinct === links && final.received === final.distinct,
+          detail: `${links} links created with the webhook, ${final.distinct} messages received (${final.received - final.distinct} more than once)`,
+        });
+        if (without.cpu.serviceUs === null || withHook.cpu.serviceUs === null) continue;
+        const ratio = withHook.cpu.serviceUs / without.cpu.serviceUs;
+        // Rounds are paired as measured (the two accounts one after the other): each pair's ratio.
+        const rounds = withHook.cpuRuns.map((cpu, i) =>
+          cpu === null || !without.cpuRuns[i] ? null : cpu / without.cpuRuns[i],
+        );
+        const list = (values, digits = 0) => values.map((v) => (v === null ? '—' : v.toFixed(digits))).join(', ');
+        const postgres =
+          without.cpu.databaseUs !== null && withHook.cpu.databaseUs !== null
+            ? `; PostgreSQL's + ${Math.round(without.cpu.databaseUs)} / + ${Math.round(withHook.cpu.databaseUs)} µs (rounds ${list(without.databaseCpuRuns)} / ${list(withHook.databaseCpuRuns)}), service and database ${(totalCpu(withHook) / totalCpu(without)).toFixed(2)} ×`
+            : '';
+        const name = `creation with one webhook ≤ ${WEBHOOK_CPU_TARGET.toFixed(2)} × without (service CPU per created link)`;
+        report.check({
+          ...group,
+          name: b === 0 ? name : `${build.name}: ${name}`,
+          // The build before is reported, not judged.
+          ...(b === 0 ? targetCheck(options, ratio <= WEBHOOK_CPU_TARGET) : { ok: true }),
+          detail: `${Math.round(withHook.cpu.serviceUs)} µs against ${Math.round(without.cpu.serviceUs)} µs: ${ratio.toFixed(2)} × (rounds: ${list(withHook.cpuRuns)} against ${list(without.cpuRuns)} µs, ${list(rounds, 2)} ×)${postgres}; deliveries all in ${list(withHook.settleMs)} ms after each round`,
+          ratio,
+          rounds,
+        });
+      }
+    }
+    if (options.scenarios.has('drain')) {
+      log(`  ${SCENARIOS.drain}: ${builds.map((b) => b.name).join(', ')} (${kind})`);
+      const figures = builds.map(() => ({ times: /** @type {number[]} */ ([]), cpu: /** @type {number[]} */ ([]) }));
+      for (let run = 0; run < options.runs; run++) {
+        const order = [...builds.entries()];
+        if (run % 2 === 1) order.reverse();
+        for (const [b, build] of order) {
+          const { ms, cpuPerMessage } = await build.drain(`${run}`);
+          figures[b].times.push(ms);
+          if (cpuPerMessage !== null) figures[b].cpu.push(cpuPerMessage);
+        }
+      }
+      for (const [b, build] of builds.entries()) {
+        const { times, cpu } = figures[b];
+        const name = `${DRAIN_MESSAGES.toLocaleString('en')} pending webhook messages delivered in < ${DRAIN_TARGET_MS / 1000} s`;
+        report.check({
+          ...group,
+          name: b === 0 ? name : `${build.name}: ${name}`,
+          ...(b === 0 ? targetCheck(options, Math.max(...times) < DRAIN_TARGET_MS) : { ok: true }),
+          detail: `${times.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')} (${cpu.map((us) => Math.round(us)).join(', ')} µs of service CPU per message)`,
+          drainMs: times,
+          cpuPerMessageUs: cpu,
+        });
+      }
+    }
+  } finally {
+    for (const build of builds) {
+      await build.service.proc.stop('SIGTERM');
+      await build.drop?.();
+    }
+    await receiver.stop();
+  }
+}
+
+/**
+ * One build's side of the webhook scenarios: its instance on `database`, its two accounts (one
+ * with an endpoint posting to the receiver at a path of its own), and what the runner asks of
+ * them.
+ */
+async function startWebhookBuild(options, kind, database, receiverPort, name, root) {
+  const path = `/${name.replace(/\W+/g, '-')}`;
+  const plain = benchAccount(`plain-${path.slice(1)}@example.com`);
+  const hooked = benchAccount(`hooked-${path.slice(1)}@example.com`);
+  for (const account of [plain, hooked]) await addAccount(kind, database.location, account);
+  const service = await startService(options, database, WEBHOOK_SERVICE_ENV, root);
+  const base = `http://127.0.0.1:${service.port}`;
+  const added = await fetch(`${base}/api/webhooks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': hooked.token },
+    body: JSON.stringify({ url: `http://127.0.0.1:${receiverPort}${path}`, events: ['link.created'] }),
+  });
+  if (added.status !== 201) throw new Error(`adding ${name}'s webhook answered ${added.status}: ${await added.text()}`);
   const counts = async () =>
     /** @type {{ received: number, distinct: number }} */ (
-      await (await fetch(`http://127.0.0.1:${receiverPort}/count`)).json()
+      await (await fetch(`http://127.0.0.1:${receiverPort}${path}`)).json()
     );
   /** Waits until the receiver has at least `distinct` different messages in all; when they were in. */
   const deliveredUpTo = async (distinct, timeoutMs = 120_000) => {
@@ -703,128 +819,61 @@ async function runWebhooks(options, kind, database, report, group) {
       const now = await counts();
       if (now.distinct >= distinct) return { ...now, reachedAt: Date.now() };
       if (Date.now() > deadline)
-        throw new Error(`the receiver has ${now.distinct} of ${distinct} webhook messages after ${timeoutMs / 1000} s`);
+        throw new Error(
+          `${name}: the receiver has ${now.distinct} of ${distinct} webhook messages after ${timeoutMs / 1000} s`,
+        );
       await sleep(5);
     }
   };
-  const service = await startService(options, database, WEBHOOK_SERVICE_ENV);
-  try {
-    const base = `http://127.0.0.1:${service.port}`;
-    const added = await fetch(`${base}/api/webhooks`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': hooked.token },
-      body: JSON.stringify({ url: `http://127.0.0.1:${receiverPort}/hook`, events: ['link.created'] }),
-    });
-    if (added.status !== 201)
-      throw new Error(`adding the bench's webhook answered ${added.status}: ${await added.text()}`);
-    const createAs = (account) => ({
+  /**
+   * The links of the account with the endpoint: as many messages must arrive. Read from the
+   * service (the list's total), as autocannon does not count the requests it still had under way
+   * when it stopped, which the service answers all the same.
+   */
+  const hookedLinks = async () => {
+    await sleep(QUIET_MS);
+    const list = await fetch(`${base}/api/links?limit=1`, { headers: { 'x-api-key': hooked.token } });
+    return /** @type {{ total: number }} */ (await list.json()).total;
+  };
+  return {
+    name,
+    service: { ...service, name },
+    plain,
+    hooked,
+    counts,
+    deliveredUpTo,
+    hookedLinks,
+    createAs: (account) => ({
       method: 'POST',
       paths: ['/api/links'],
       headers: { 'content-type': 'application/json', 'x-api-key': account.token },
       body: JSON.stringify({ url: 'https://example.com/a/fairly/long/landing-page?campaign=bench' }),
-    });
-    /**
-     * The links of the account with the endpoint: as many messages must arrive. Read from the
-     * service (the list's total), as autocannon does not count the requests it still had under way
-     * when it stopped, which the service answers all the same.
-     */
-    const hookedLinks = async () => {
-      await sleep(QUIET_MS);
-      const list = await fetch(`${base}/api/links?limit=1`, { headers: { 'x-api-key': hooked.token } });
-      return /** @type {{ total: number }} */ (await list.json()).total;
-    };
-    if (options.scenarios.has('webhooks')) {
-      const targets = [
-        { ...service, name: 'shortlink', load: createAs(plain) },
-        {
-          ...service,
-          name: 'shortlink',
-          load: createAs(hooked),
-          settle: async () => void (await deliveredUpTo(await hookedLinks())),
-        },
-      ];
-      log(`  ${SCENARIOS.webhooks}: one instance, the two accounts interleaved (${kind})`);
-      const [without, withHook] = await measureInterleaved(options, targets, undefined, API_CONNECTIONS);
-      const scenarios = [WEBHOOK_ROWS.without, WEBHOOK_ROWS.with];
-      [without, withHook].forEach((result, i) =>
-        report.row({
-          ...group,
-          group: kind,
-          target: 'shortlink',
-          scenario: scenarios[i],
-          expected: '201',
-          result,
-          note: i === 1 ? 'link.created, delivered to a local receiver' : undefined,
+    }),
+    /** DRAIN_MESSAGES links in one bulk call, timed from its answer until their messages are in. */
+    async drain(run) {
+      const before = await deliveredUpTo(await hookedLinks());
+      const response = await fetch(`${base}/api/links/bulk`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': hooked.token },
+        body: JSON.stringify({
+          links: Array.from({ length: DRAIN_MESSAGES }, (_, i) => ({
+            url: `https://example.com/drain/${run}/${i}?campaign=bench`,
+          })),
         }),
-      );
-      const links = await hookedLinks();
-      const final = await counts();
-      report.check({
-        ...group,
-        name: 'every webhook message delivered, once',
-        ok: final.distinct === links && final.received === final.distinct,
-        detail: `${links} links created with the webhook, ${final.distinct} messages received (${final.received - final.distinct} more than once)`,
       });
-      if (without.cpu.serviceUs !== null && withHook.cpu.serviceUs !== null) {
-        const ratio = withHook.cpu.serviceUs / without.cpu.serviceUs;
-        // Rounds are paired as measured (the two accounts one after the other): each pair's ratio.
-        const rounds = withHook.cpuRuns.map((cpu, i) =>
-          cpu === null || !without.cpuRuns[i] ? null : cpu / without.cpuRuns[i],
-        );
-        const list = (values, digits = 0) => values.map((v) => (v === null ? '—' : v.toFixed(digits))).join(', ');
-        const database =
-          without.cpu.databaseUs !== null && withHook.cpu.databaseUs !== null
-            ? `; PostgreSQL's + ${Math.round(without.cpu.databaseUs)} / + ${Math.round(withHook.cpu.databaseUs)} µs (rounds ${list(without.databaseCpuRuns)} / ${list(withHook.databaseCpuRuns)}), the total ${(totalCpu(withHook) / totalCpu(without)).toFixed(2)} ×`
-            : '';
-        report.check({
-          ...group,
-          name: `creation with one webhook ≤ ${WEBHOOK_CPU_TARGET.toFixed(2)} × without (service CPU per created link)`,
-          ...targetCheck(options, ratio <= WEBHOOK_CPU_TARGET),
-          detail: `${Math.round(withHook.cpu.serviceUs)} µs against ${Math.round(without.cpu.serviceUs)} µs: ${ratio.toFixed(2)} × (rounds: ${list(withHook.cpuRuns)} against ${list(without.cpuRuns)} µs, ${list(rounds, 2)} ×)${database}; deliveries caught up ${list(withHook.settleMs)} ms after each round`,
-          ratio,
-          rounds,
-        });
-      }
-    }
-    if (options.scenarios.has('drain')) {
-      log(`  ${SCENARIOS.drain} (${kind})`);
-      const times = [];
-      const cpuPerMessage = [];
-      for (let run = 0; run < options.runs; run++) {
-        const before = await deliveredUpTo(0);
-        const response = await fetch(`${base}/api/links/bulk`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-api-key': hooked.token },
-          body: JSON.stringify({
-            links: Array.from({ length: DRAIN_MESSAGES }, (_, i) => ({
-              url: `https://example.com/drain/${run}/${i}?campaign=bench`,
-            })),
-          }),
-        });
-        if (response.status !== 200) throw new Error(`the drain's bulk call answered ${response.status}`);
-        const created = (await response.json()).data.filter((item) => 'link' in item).length;
-        // From the answer, when all of them are committed and pending.
-        const started = Date.now();
-        const cpuBefore = cpuMicros(service.pid);
-        const after = await deliveredUpTo(before.distinct + created, 60_000);
-        times.push(after.reachedAt - started);
-        const cpuAfter = cpuMicros(service.pid);
-        if (cpuBefore !== null && cpuAfter !== null) cpuPerMessage.push((cpuAfter - cpuBefore) / created);
-      }
-      const slowest = Math.max(...times);
-      report.check({
-        ...group,
-        name: `${DRAIN_MESSAGES.toLocaleString('en')} pending webhook messages delivered in < ${DRAIN_TARGET_MS / 1000} s`,
-        ...targetCheck(options, slowest < DRAIN_TARGET_MS),
-        detail: `${times.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')} (${cpuPerMessage.map((us) => Math.round(us)).join(', ')} µs of service CPU per message)`,
-        drainMs: times,
-        cpuPerMessageUs: cpuPerMessage,
-      });
-    }
-  } finally {
-    await service.proc.stop('SIGTERM');
-    await receiver.stop();
-  }
+      if (response.status !== 200) throw new Error(`${name}: the drain's bulk call answered ${response.status}`);
+      const created = (await response.json()).data.filter((item) => 'link' in item).length;
+      // From the answer, when all of them are committed and pending.
+      const started = Date.now();
+      const cpuBefore = cpuMicros(service.pid);
+      const after = await deliveredUpTo(before.distinct + created, 60_000);
+      const cpuAfter = cpuMicros(service.pid);
+      return {
+        ms: after.reachedAt - started,
+        cpuPerMessage: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / created,
+      };
+    },
+  };
 }
 
 /**
