@@ -105,6 +105,7 @@ export class WebhooksService {
     const deleted = ID.test(id) && (await this.webhooks.deleteForAccount(id, accountId));
     if (!deleted) throw ApiError.webhookNotFound();
     this.subscriptions.forget(accountId);
+    this.dispatcher.forgetEndpoint(id);
   }
 
   /** Sends the endpoint a `webhook.test` message (stored, then delivered as any other); its delivery. */
