@@ -328,26 +328,38 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     });
   }
 
+  /**
+   * Starts an attempt in one of the lane's slots. The slot is free again once the exchange with
+   * the receiver has ended, while its outcome is being recorded (with others ending about then):
+   * a slot held until the record was written spent most of its time waiting for the database.
+   */
   private start(lane: Lane, message: ClaimedMessage): void {
     lane.active++;
     this.inFlight++;
-    const attempt = this.attempt(message)
+    let slotHeld = true;
+    const freeSlot = () => {
+      if (!slotHeld) return;
+      slotHeld = false;
+      lane.active--;
+      this.inFlight--;
+      this.pump();
+    };
+    const attempt = this.attempt(message, freeSlot)
       .catch((error: unknown) => {
         // Never expected (attempt records its own failures); the lease runs out and it is tried again.
         this.logger.error(`Webhook message ${message.messageId} could not be attempted: ${String(error)}`);
       })
       .finally(() => {
-        lane.active--;
-        this.inFlight--;
         this.held--;
         this.settled.delete(attempt);
-        this.pump();
+        freeSlot();
       });
     this.settled.add(attempt);
   }
 
-  private async attempt(message: ClaimedMessage): Promise<void> {
+  private async attempt(message: ClaimedMessage, exchanged: () => void): Promise<void> {
     const outcome = await this.sender.send(message);
+    exchanged();
     if (outcome.cutOff) {
       await this.release([message.id]);
       return;
