@@ -1,14 +1,19 @@
 import type { PostgresPool } from '../../database/postgres-pools.js';
 import {
   endpointOutcomes,
+  MAX_CLAIM,
   WebhookMessageStore,
   type AttemptRecord,
   type ClaimedMessage,
   type ClaimRequest,
 } from './webhook-message-store.js';
 
-/** Due messages looked at per claim, before the per-endpoint bound picks among them. */
-const CLAIM_WINDOW = 500;
+/**
+ * Due messages looked at per claim, before the per-endpoint bound picks among them: twice what a
+ * claim takes at most (MAX_CLAIM). Each is read, so a wider window costs every claim more (500:
+ * 1 ms of SQLite's writer a claim with a backlog, 256: 0.6 ms).
+ */
+const CLAIM_WINDOW = 2 * MAX_CLAIM;
 /** Old messages deleted per statement. */
 const PRUNE_SLICE = 5000;
 

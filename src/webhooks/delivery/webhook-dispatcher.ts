@@ -3,7 +3,7 @@ import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.tokens.js';
 import { ServiceCounters } from '../../metrics/service-counters.js';
 import { OutboxSignal } from '../outbox/outbox-signal.js';
-import { WebhookMessageStore, type AttemptRecord, type ClaimedMessage } from './webhook-message-store.js';
+import { MAX_CLAIM, WebhookMessageStore, type AttemptRecord, type ClaimedMessage } from './webhook-message-store.js';
 import { WebhookSender } from './webhook-sender.js';
 
 /** Attempts under way on one instance at most. */
@@ -243,7 +243,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const leaseEndsAt = now.getTime() + LEASE_ATTEMPTS * this.config.webhooks.timeoutMs + LEASE_MARGIN_MS;
     const messages = await this.store.claim({
       now,
-      limit: room,
+      limit: Math.min(room, MAX_CLAIM),
       perEndpoint: CLAIM_PER_ENDPOINT,
       busyEndpoints: busy,
       claimedUntil: new Date(leaseEndsAt),
@@ -264,7 +264,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
       return false;
     }
     this.pump();
-    return messages.length >= room;
+    return messages.length >= Math.min(room, MAX_CLAIM);
   }
 
   private laneOf(endpointId: string): Lane {

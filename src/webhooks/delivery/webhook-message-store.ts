@@ -77,10 +77,13 @@ export function endpointOutcomes(attempts: readonly AttemptRecord[]): EndpointOu
   return [...outcomes.values()];
 }
 
+/** Messages one claim takes at most. */
+export const MAX_CLAIM = 128;
+
 /** What a claim takes. */
 export interface ClaimRequest {
   now: Date;
-  /** Messages to claim at most. */
+  /** Messages to claim at most (at most MAX_CLAIM). */
   limit: number;
   /** Messages of one endpoint to claim at most. */
   perEndpoint: number;
