@@ -73,7 +73,7 @@ export class WebhooksService {
    * refused when any address is not public), a new signing secret, shown in this answer only.
    */
   async create(accountId: string, input: CreateWebhookInput): Promise<CreatedWebhookDto> {
-    const url = normalizeWebhookUrl(input.url);
+    const url = normalizeWebhookUrl(input.url, this.config.shortBaseUrl);
     // Left out: every event; an empty choice (a form with no box ticked) is a mistake.
     if (input.events !== undefined && input.events.length === 0) {
       const message = 'events must name at least one event';
