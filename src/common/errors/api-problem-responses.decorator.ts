@@ -8,7 +8,7 @@ import { ProblemDto } from './problem.dto.js';
 const CATALOGUE: Record<ErrorName, { status: number; when: string; detail: string }> = {
   invalid_url: {
     status: 400,
-    when: '`url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook\'s: 2048), or points at this service (a webhook\'s too, or at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve)',
+    when: "`url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's too, or at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve)",
     detail: 'url must be an absolute http or https URL',
   },
   invalid_code: {
@@ -34,7 +34,7 @@ const CATALOGUE: Record<ErrorName, { status: number; when: string; detail: strin
   },
   not_found: {
     status: 404,
-    when: 'no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account\'s)',
+    when: "no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's)",
     detail: 'No such short link',
   },
   code_taken: {
