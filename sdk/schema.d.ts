@@ -360,13 +360,25 @@ export interface paths {
         /**
          * Follow a short link
          * @description Answers `302 Found` with the target in `Location` and counts the visit (`clicks`).
+         *     With device targets, iPhones, iPads and iPods go to `ios_url` and Android devices to
+         *     `android_url` (read from the `User-Agent`). A password-protected link answers `200` with an
+         *     HTML form asking for the password instead (see `POST /{code}`); HEAD then answers 401.
          *     Unknown or deleted codes answer 404; a link past its `expires_at` answers 410 `link_expired`
          *     (and the visit is not counted). Never rate limited. Swagger UI's "Try it out" cannot
          *     show a cross-origin redirect: use `curl -i`.
          */
         get: operations["redirect"];
         put?: never;
-        post?: never;
+        /**
+         * Unlock a password-protected link
+         * @description The password form's submission (`application/x-www-form-urlencoded`, field
+         *     `password`). The right password answers `302 Found` to the target (or the device's target)
+         *     and counts the visit; a wrong one answers 401 with the form again. After 10 wrong passwords
+         *     from one client IP address for one link within 15 minutes, every try answers 429 until the
+         *     15 minutes are over. Nothing is remembered: each visit asks again. A link without a password
+         *     simply redirects.
+         */
+        post: operations["unlock"];
         delete?: never;
         options?: never;
         /**
@@ -443,6 +455,13 @@ export interface components {
         };
         CreateLinkRequest: {
             /**
+             * Format: uri
+             * @description Where Android devices go instead of `url` (same rules as `url`). `null` is the same as
+             *     leaving it out: they go to `url`.
+             * @example https://play.google.com/store/apps/details?id=com.example.app
+             */
+            android_url?: string | null;
+            /**
              * @description A code of your choice instead of a generated one: 3 to 64 characters from
              *     `[A-Za-z0-9_-]`, case-sensitive, not a reserved name (api, docs, health, …). Needs an API
              *     token. `null` is the same as leaving it out.
@@ -457,6 +476,20 @@ export interface components {
              * @example 2026-12-31T23:59:59Z
              */
             expires_at?: string | null;
+            /**
+             * Format: uri
+             * @description Where iPhones, iPads and iPods go instead of `url` (same rules as `url`). `null` is the same
+             *     as leaving it out: they go to `url`.
+             * @example https://apps.apple.com/app/id123456789
+             */
+            ios_url?: string | null;
+            /**
+             * @description A password people must enter before the short URL redirects them: 4 to 256 characters.
+             *     Stored hashed (scrypt) and never returned; the link's `password_protected` says it has one.
+             *     Needs an API token. `null` is the same as leaving it out.
+             * @example open sesame
+             */
+            password?: string | null;
             /**
              * @description Tags to file the link under: at most 10, each 1 to 32 letters, digits or hyphens. Upper case
              *     is stored as lower case, and a tag given twice (in any case) is kept once. Needs an API
@@ -580,7 +613,7 @@ export interface components {
          * @description Stable machine-readable name of the error: branch on this, not on `detail`.
          * @enum {string}
          */
-        ErrorName: "invalid_url" | "invalid_code" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "code_taken" | "too_many_webhooks" | "webhook_disabled" | "link_expired" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable" | "account_exists" | "passkey_refused" | "sso_unavailable";
+        ErrorName: "invalid_url" | "invalid_code" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "code_taken" | "too_many_webhooks" | "webhook_disabled" | "link_expired" | "password_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable" | "account_exists" | "passkey_refused" | "sso_unavailable";
         FieldError: {
             /**
              * @description The request field (dotted path for nested fields).
@@ -602,6 +635,11 @@ export interface components {
             status: "ok";
         };
         Link: {
+            /**
+             * Format: uri
+             * @description Where Android devices go instead of `url`; null: to `url`.
+             */
+            android_url: string | null;
             /**
              * @description Redirects served so far. Counts are written in batches, so this may lag behind by up to
              *     the click flush interval (1 second by default).
@@ -627,6 +665,17 @@ export interface components {
             expires_at: string | null;
             /**
              * Format: uri
+             * @description Where iPhones, iPads and iPods go instead of `url`; null: to `url`.
+             */
+            ios_url: string | null;
+            /**
+             * @description Whether people must enter a password before the short URL redirects them (the password
+             *     itself is never returned).
+             * @example false
+             */
+            password_protected: boolean;
+            /**
+             * Format: uri
              * @description The short URL to share: `{SHORT_BASE_URL}/{code}`.
              * @example https://sho.rt/Ab3dE9x
              */
@@ -641,7 +690,8 @@ export interface components {
             tags: string[];
             /**
              * Format: date-time
-             * @description When the link was last changed: its target, expiry or tags (ISO 8601, UTC).
+             * @description When the link was last changed: its target, expiry, tags, password or device targets (ISO
+             *     8601, UTC).
              * @example 2026-11-21T10:00:00.000Z
              */
             updated_at: string;
@@ -803,12 +853,32 @@ export interface components {
         };
         UpdateLinkRequest: {
             /**
+             * Format: uri
+             * @description Where Android devices go from now on (same rules as `url`), or `null` to send them to
+             *     `url`. Left out: unchanged.
+             * @example https://play.google.com/store/apps/details?id=com.example.app
+             */
+            android_url?: string | null;
+            /**
              * Format: date-time
              * @description The new expiry (ISO 8601 with a time zone, in the future), or `null` to remove it. Left
              *     out: unchanged.
              * @example 2027-01-31T23:59:59Z
              */
             expires_at?: string | null;
+            /**
+             * Format: uri
+             * @description Where iPhones, iPads and iPods go from now on (same rules as `url`), or `null` to send them
+             *     to `url`. Left out: unchanged.
+             * @example https://apps.apple.com/app/id123456789
+             */
+            ios_url?: string | null;
+            /**
+             * @description A new password (4 to 256 characters; stored hashed, never returned), or `null` to remove
+             *     the one the link has. Left out: unchanged.
+             * @example open sesame
+             */
+            password?: string | null;
             /**
              * @description The link's tags from now on, replacing the ones it has (same rules as on creation); `[]`
              *     removes them all. Left out: unchanged. `null` is refused (400): send `[]` to clear.
@@ -2466,6 +2536,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description The link is password-protected: an HTML page asking for the password. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Found: the link exists; `Location` is its target. */
             302: {
                 headers: {
@@ -2506,6 +2585,83 @@ export interface operations {
             };
         };
     };
+    unlock: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The short code: the last path segment of a short URL */
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    /** @example open sesame */
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Found: the link exists; `Location` is its target. */
+            302: {
+                headers: {
+                    /** @description Always `private, no-store`: every visit reaches the service, and a changed target applies at once */
+                    "Cache-Control"?: string;
+                    /** @description The target URL */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Wrong password: the form again, saying so. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Gone. `link_expired`: the link is past its `expires_at`. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many wrong passwords from this address for this link: the form, saying when to try again. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     redirectHead: {
         parameters: {
             query?: never;
@@ -2528,6 +2684,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description Unauthorized. `password_required`: the link is password-protected (HEAD; a GET answers the password form). */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
             404: {

@@ -188,6 +188,23 @@ describe('Account dashboard', () => {
     expect(long.status).toBe(400);
   });
 
+  it('creates a link with tags, and keeps the input with the reason when one is refused', async () => {
+    const browser = await signUp(testApp);
+
+    const created = await browser.post('/dashboard', { url: 'https://example.com/tagged', tags: 'News, spring-sale' });
+    expect(created.status).toBe(303);
+    const code = new URL(created.headers.get('location')!, 'http://x').searchParams.get('created')!;
+    expect(await (await browser.get('/dashboard?tag=news')).text()).toContain(`/dashboard/links/${code}"`);
+
+    const refused = await browser.post('/dashboard', { url: 'https://example.com/bad-tag', tags: 'ok not_ok' });
+    expect(refused.status).toBe(400);
+    const html = await refused.text();
+    expect(html).toContain(
+      'The tags must each be 1 to 32 letters (a-z), digits or hyphens: &quot;not_ok&quot; is not.',
+    );
+    expect(html).toContain('value="ok not_ok"');
+  });
+
   it('shows a new link’s page with an empty 30-day chart, its table and no referrers yet', async () => {
     const browser = await signUp(testApp);
     const created = await browser.post('/dashboard', { url: 'https://example.com/quiet' });

@@ -114,9 +114,16 @@ describe('shortlink links import / export', () => {
       json: {
         links: [
           { url: 'https://example.com/one?q="quoted",comma', custom_code: 'rt-one', tags: ['News', 'spring-sale'] },
-          { url: 'https://example.com/two', custom_code: 'rt-two', expires_at: '2099-06-01T12:00:00.000Z' },
+          {
+            url: 'https://example.com/two',
+            custom_code: 'rt-two',
+            expires_at: '2099-06-01T12:00:00.000Z',
+            ios_url: 'https://apps.apple.com/app/id42',
+            android_url: 'https://play.google.com/store/apps/details?id=com.example',
+          },
           // A tag that starts with "-" makes the cell one a spreadsheet would take for a formula.
           { url: 'https://example.com/three', tags: ['-minus', 'x'] },
+          { url: 'https://example.com/secret', custom_code: 'rt-secret', password: 'open sesame' },
         ],
       },
     });
@@ -130,25 +137,59 @@ describe('shortlink links import / export', () => {
 
     const exported = await shortlink(['links', 'export', source.email]);
     expect(exported.status).toBe(0);
-    expect(exported.stderr).toBe('shortlink: exported 3 links\n');
+    expect(exported.stderr).toBe('shortlink: exported 4 links\n');
     const rows = parse<Record<string, string>>(exported.stdout, { columns: true });
-    expect(Object.keys(rows[0])).toEqual(['code', 'url', 'created_at', 'clicks', 'expires_at', 'tags']);
-    expect(rows.find((row) => row.code === 'rt-one')).toMatchObject({ clicks: '2', tags: 'news spring-sale' });
+    expect(Object.keys(rows[0])).toEqual([
+      'code',
+      'url',
+      'created_at',
+      'clicks',
+      'expires_at',
+      'tags',
+      'ios_url',
+      'android_url',
+      'password_protected',
+    ]);
+    expect(rows.find((row) => row.code === 'rt-one')).toMatchObject({
+      clicks: '2',
+      tags: 'news spring-sale',
+      ios_url: '',
+      android_url: '',
+      password_protected: 'false',
+    });
     expect(rows.find((row) => row.code === 'rt-two')).toMatchObject({
       expires_at: '2099-06-01T12:00:00.000Z',
       clicks: '0',
       tags: '',
+      ios_url: 'https://apps.apple.com/app/id42',
+      android_url: 'https://play.google.com/store/apps/details?id=com.example',
     });
+    // Only whether it has a password: never the password, nor its hash.
+    expect(rows.find((row) => row.code === 'rt-secret')).toMatchObject({ password_protected: 'true' });
+    expect(exported.stdout).not.toContain('scrypt');
     expect(rows.find((row) => row.url === 'https://example.com/three')).toMatchObject({ tags: "'-minus x" });
 
     // Codes are global: move the links by deleting them first, as when leaving an old instance.
     await testApp.app.get(PrismaService).link.deleteMany({ where: { accountId: source.accountId } });
     const target = await createAccountWithToken(testApp);
     const imported = await shortlink(['links', 'import', target.email, csvFile('roundtrip.csv', exported.stdout)]);
-    expect(imported.stdout).toBe('created 3, skipped 0 (code taken), invalid 0\n');
+    // The protected link is left out, said so, rather than made open to anyone.
+    const protectedLine = exported.stdout.split('\n').findIndex((line) => line.startsWith('rt-secret,')) + 1;
+    expect(imported.stdout).toBe(
+      `line ${protectedLine}: invalid: the link is password-protected, and its password is not in the export (only a hash is stored): add it with the API or the dashboard and set its password\n` +
+        'created 3, skipped 0 (code taken), invalid 1\n',
+    );
 
     const again = await shortlink(['links', 'export', target.email]);
-    expect(again.stdout).toBe(exported.stdout);
+    const withoutProtected = exported.stdout
+      .split('\n')
+      .filter((line) => !line.startsWith('rt-secret,'))
+      .join('\n');
+    expect(again.stdout).toBe(withoutProtected);
+    const moved = await testApp.request('/rt-two', {
+      headers: { 'user-agent': 'Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X)' },
+    });
+    expect(moved.headers.get('location')).toBe('https://apps.apple.com/app/id42');
     const tagged = await testApp.request('/api/links?tag=news', { headers: target.apiKey });
     expect(await tagged.json()).toMatchObject({ total: 1, data: [{ code: 'rt-one', tags: ['news', 'spring-sale'] }] });
   });

@@ -71,6 +71,9 @@ describe.each(HEADER_FORMS)('token endpoints with %s', (_form, auth) => {
         expires_at: null,
         clicks: 0,
         tags: [],
+        password_protected: false,
+        ios_url: null,
+        android_url: null,
       });
       expect(response.headers.get('location')).toBe(`/api/links/${link.code}`);
     });

@@ -43,6 +43,9 @@ describe('the generated TypeScript SDK', () => {
         updated_at: expect.any(String),
         clicks: 0,
         tags: [],
+        password_protected: false,
+        ios_url: null,
+        android_url: null,
       });
       expect(response.headers.get('location')).toBe(`/api/links/${data?.code}`);
     });

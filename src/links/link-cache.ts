@@ -11,6 +11,31 @@ import { APP_CONFIG } from '../config/config.tokens.js';
  */
 export type LinkInvalidationListener = (code: string) => void | Promise<void>;
 
+/**
+ * What makes a link's redirect more than a 302 to its `url`: a password to ask for, or another
+ * target for some devices. Most links have none, and then no object at all (`rules` undefined),
+ * so the fast path's test for them is one property read.
+ */
+export interface LinkRules {
+  /** The scrypt hash of the link's password; null: no password. */
+  passwordHash: string | null;
+  /** Where iPhones, iPads and iPods go instead; null: to `url`. */
+  iosUrl: string | null;
+  /** Where Android devices go instead; null: to `url`. */
+  androidUrl: string | null;
+}
+
+/** The rules of a link's columns: undefined when it has none (a plain link). */
+export function linkRules(
+  passwordHash: string | null,
+  iosUrl: string | null,
+  androidUrl: string | null,
+): LinkRules | undefined {
+  return passwordHash === null && iosUrl === null && androidUrl === null
+    ? undefined
+    : { passwordHash, iosUrl, androidUrl };
+}
+
 /** A cache entry: the link as the redirect needs it. */
 export interface CachedLink {
   target: string;
@@ -18,6 +43,8 @@ export interface CachedLink {
   expiresAt: number;
   /** When the link itself expires (`expires_at`, ms since the epoch); Infinity: never. */
   linkExpiresAt: number;
+  /** Its password or device targets; undefined for a plain link (the fast path's links). */
+  rules: LinkRules | undefined;
 }
 
 /**
@@ -38,6 +65,8 @@ export interface CachedLink {
  * An entry also carries the link's own expiry (`expires_at`): once past it, `get` no longer
  * answers (the fast path steps aside) and the redirect route answers 410 from `entry`, so an
  * expired link costs no database read either. A changed expiry is invalidated like a target.
+ * Likewise a link with rules (a password, device targets) is cached, but only `entry` answers
+ * for it: the redirect route applies them.
  */
 @Injectable()
 export class LinkCache {
@@ -55,8 +84,9 @@ export class LinkCache {
   }
 
   /**
-   * The target to redirect to, if cached and the link has not expired: what the redirect fast
-   * path answers with. An expired link's entry stays, for `entry` (the 410 without a database read).
+   * The target to redirect to, if cached, the link has not expired and has no rules: what the
+   * redirect fast path answers with. An expired link's entry stays, for `entry` (the 410 without
+   * a database read), as does a link's with rules (the redirect route applies them).
    */
   get(code: string): string | undefined {
     if (this.suspended) return undefined;
@@ -67,7 +97,7 @@ export class LinkCache {
       this.entries.delete(code);
       return undefined;
     }
-    return entry.linkExpiresAt > now ? entry.target : undefined;
+    return entry.linkExpiresAt > now && entry.rules === undefined ? entry.target : undefined;
   }
 
   /** The cached link, expired or not; undefined when not cached (or the entry is too old). */
@@ -89,11 +119,13 @@ export class LinkCache {
 
   /**
    * Stores a target read from the database unless a link changed since `generation`.
-   * `linkExpiresAt`: the link's own expiry (ms since the epoch; Infinity for none).
+   * `linkExpiresAt`: the link's own expiry (ms since the epoch; Infinity for none); `rules`: its
+   * password or device targets, if any.
    */
-  setIfUnchanged(code: string, target: string, generation: number, linkExpiresAt = Infinity): void {
+  setIfUnchanged(code: string, target: string, generation: number, linkExpiresAt = Infinity, rules?: LinkRules): void {
     if (generation === this.invalidations && !this.suspended) {
-      this.entries.set(code, { target, expiresAt: Date.now() + this.ttlMs, linkExpiresAt });
+      // Always the same four properties, so every entry has one shape (the fast path's reads stay monomorphic).
+      this.entries.set(code, { target, expiresAt: Date.now() + this.ttlMs, linkExpiresAt, rules });
     }
   }
 

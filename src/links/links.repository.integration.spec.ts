@@ -17,11 +17,12 @@ import { SqliteLinkStore } from './store/sqlite-link-store.js';
 async function storedLink(prisma: DatabaseClient, code: string) {
   const row = await prisma.link.findUnique({ where: { code }, include: { tags: { orderBy: { tag: 'asc' } } } });
   if (!row) return row;
-  const { clicksThroughBatch, tags, ...record } = row;
+  const { clicksThroughBatch, tags, passwordHash, ...record } = row;
   expect(clicksThroughBatch).toBe(0);
   // A tag row copies its link's owner and creation time.
   for (const tag of tags) expect(tag).toMatchObject({ accountId: row.accountId, createdAt: row.createdAt });
-  return { ...record, tags: tags.map((tag) => tag.tag) };
+  // The hash stays in the database: a record says only whether there is one.
+  return { ...record, passwordProtected: passwordHash !== null, tags: tags.map((tag) => tag.tag) };
 }
 
 /**

@@ -20,14 +20,44 @@ export interface LinkRecord {
   expiresAt: Date | null;
   /** Lower case, sorted. */
   tags: string[];
+  /** Whether it has a password (the hash never leaves the repository but for the redirect's lookup). */
+  passwordProtected: boolean;
+  /** Device targets; null: those devices go to `url`. */
+  iosUrl: string | null;
+  androidUrl: string | null;
+}
+
+/** What `updateForAccount` may change (undefined: unchanged; null removes an expiry, password or device target). */
+export interface LinkChanges {
+  url?: string;
+  expiresAt?: Date | null;
+  tags?: string[];
+  passwordHash?: string | null;
+  iosUrl?: string | null;
+  androidUrl?: string | null;
 }
 
 /** What Prisma reads of a link's tags: sorted, as the stores read them. */
 const WITH_TAGS = { tags: { select: { tag: true }, orderBy: { tag: 'asc' } } } as const;
 
-/** A link as Prisma reads it `WITH_TAGS`, as the stores give it. */
-function fromPrisma<Link extends Omit<StoredLink, 'tags'>>(link: Link & { tags: Array<{ tag: string }> }): StoredLink {
-  return { ...link, tags: link.tags.map(({ tag }) => tag) };
+/** A link as Prisma reads it `WITH_TAGS`, as the stores give it (its password's hash left behind). */
+function fromPrisma(
+  link: Omit<StoredLink, 'tags' | 'passwordProtected'> & { passwordHash: string | null; tags: Array<{ tag: string }> },
+): StoredLink {
+  return {
+    code: link.code,
+    url: link.url,
+    accountId: link.accountId,
+    clicks: link.clicks,
+    clicksThroughBatch: link.clicksThroughBatch,
+    createdAt: link.createdAt,
+    updatedAt: link.updatedAt,
+    expiresAt: link.expiresAt,
+    tags: link.tags.map(({ tag }) => tag),
+    passwordProtected: link.passwordHash !== null,
+    iosUrl: link.iosUrl,
+    androidUrl: link.androidUrl,
+  };
 }
 
 /** Printable ASCII and the controls: all a stored code or URL is made of. */
@@ -118,14 +148,15 @@ export class LinksRepository {
   }
 
   /**
-   * Changes the target, the expiry and/or the tags of the account's link (undefined: unchanged;
-   * a null expiry removes it; tags replace the link's); null when the account has no such link.
-   * The link and its tags change in one transaction (Prisma's nested writes).
+   * Changes the target, expiry, tags, password and/or device targets of the account's link
+   * (undefined: unchanged; null removes an expiry, password or device target; tags replace the
+   * link's); null when the account has no such link. The link and its tags change in one
+   * transaction (Prisma's nested writes).
    */
   async updateForAccount(
     code: string,
     accountId: string,
-    changes: { url?: string; expiresAt?: Date | null; tags?: string[] },
+    changes: LinkChanges,
     event?: OutboxEvent<LinkRecord>,
   ): Promise<LinkRecord | null> {
     const { tags, ...linkChanges } = changes;
@@ -225,6 +256,9 @@ export class LinksRepository {
       updatedAt: link.updatedAt,
       expiresAt: link.expiresAt,
       tags: link.tags,
+      passwordProtected: link.passwordProtected,
+      iosUrl: link.iosUrl,
+      androidUrl: link.androidUrl,
     };
   }
 }
@@ -244,5 +278,8 @@ function newRecord(link: NewLink, now: Date): LinkRecord {
     createdAt: link.createdAt ?? now,
     updatedAt: now,
     tags: link.tags ?? [],
+    passwordProtected: typeof link.passwordHash === 'string',
+    iosUrl: link.iosUrl ?? null,
+    androidUrl: link.androidUrl ?? null,
   };
 }

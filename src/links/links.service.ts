@@ -14,8 +14,9 @@ import { LinksRepository, type LinkRecord, type NewLink } from './links.reposito
 import { couldBeCode, customCodeProblem, generateCode } from './short-code.js';
 import { parseExpiresAt } from './link-expiry.js';
 import { parseTags } from './link-tags.js';
+import { hashLinkPassword, MAX_BULK_PASSWORDS, parsePassword } from './link-password.js';
 import { qrCodeSvg } from './qr-code.js';
-import { normalizeTargetUrl } from './target-url.js';
+import { normalizeTargetUrl, type TargetField } from './target-url.js';
 import { WebhookSubscriptions } from '../webhooks/outbox/webhook-subscriptions.js';
 
 /** A bulk item's failure as a problem; anything else is a fault, not the item's doing. */
@@ -30,6 +31,9 @@ export interface CreateLinkInput {
   custom_code?: unknown;
   expires_at?: unknown;
   tags?: unknown;
+  password?: unknown;
+  ios_url?: unknown;
+  android_url?: unknown;
 }
 
 /** What `PUT /api/links/{code}` may change: any of them. */
@@ -37,7 +41,13 @@ export interface UpdateLinkInput {
   url?: unknown;
   expires_at?: unknown;
   tags?: unknown;
+  password?: unknown;
+  ios_url?: unknown;
+  android_url?: unknown;
 }
+
+/** The fields an update may name; at least one of them. */
+const UPDATABLE = ['url', 'expires_at', 'tags', 'password', 'ios_url', 'android_url'] as const;
 
 /** A checked creation, ready to insert. */
 interface ValidCreation {
@@ -45,6 +55,10 @@ interface ValidCreation {
   customCode?: string;
   expiresAt: Date | null;
   tags?: string[];
+  /** The password to hash and store, if any. */
+  password?: string;
+  iosUrl: string | null;
+  androidUrl: string | null;
   /** Imports only: the history carried over from another shortener. */
   createdAt?: Date;
   clicks?: number;
@@ -86,6 +100,9 @@ function toLinkDto(link: LinkRecord, shortBaseUrl: string): LinkDto {
     expires_at: link.expiresAt?.toISOString() ?? null,
     clicks: link.clicks,
     tags: link.tags,
+    password_protected: link.passwordProtected,
+    ios_url: link.iosUrl,
+    android_url: link.androidUrl,
   };
 }
 
@@ -113,11 +130,17 @@ export class LinksService {
    * the link is anonymous: it belongs to no account and cannot be managed later.
    */
   async create(accountId: string | undefined, input: CreateLinkInput): Promise<LinkDto> {
-    const { url, customCode, expiresAt, tags } = this.checkCreation(accountId, input, new Date());
+    const { url, customCode, expiresAt, tags, password, iosUrl, androidUrl } = this.checkCreation(
+      accountId,
+      input,
+      new Date(),
+    );
+    // Hashed once every check has passed: the hash is the expensive part, on purpose.
+    const passwordHash = password === undefined ? null : await hashLinkPassword(password);
     const event = await this.linkEvent(accountId, 'link.created');
 
     let created: LinkRecord | null;
-    const link = { url, accountId: accountId ?? null, expiresAt, tags };
+    const link = { url, accountId: accountId ?? null, expiresAt, tags, passwordHash, iosUrl, androidUrl };
     if (customCode !== undefined) {
       created = await this.links.insertIfCodeFree({ ...link, code: customCode }, event);
       if (!created) throw ApiError.codeTaken(customCode);
@@ -161,6 +184,8 @@ export class LinksService {
       return code;
     };
     const pending: Array<{ index: number; creation: ValidCreation; code: string }> = [];
+    // The call's distinct passwords, each hashed once (below) for all its links.
+    const passwordHashes = new Map<string, string>();
     items.forEach((item, index) => {
       try {
         // The checks the validation pipe makes of POST /api/links (unknown fields, types).
@@ -170,6 +195,13 @@ export class LinksService {
         if (options?.importing) {
           if (typeof item.created_at === 'string') creation.createdAt = new Date(item.created_at);
           if (typeof item.clicks === 'number') creation.clicks = item.clicks;
+        }
+        if (creation.password !== undefined && !passwordHashes.has(creation.password)) {
+          if (passwordHashes.size >= MAX_BULK_PASSWORDS) {
+            const message = `password: at most ${MAX_BULK_PASSWORDS} different passwords per call (each is hashed on purpose slowly); send the rest in another call`;
+            throw ApiError.validationFailed(message, [{ field: 'password', message }]);
+          }
+          passwordHashes.set(creation.password, '');
         }
         if (creation.customCode !== undefined) {
           if (codesInCall.has(creation.customCode)) throw ApiError.codeTaken(creation.customCode);
@@ -181,6 +213,8 @@ export class LinksService {
       }
     });
 
+    // One at a time: each hash takes 128 MiB for its few hundred milliseconds.
+    for (const password of passwordHashes.keys()) passwordHashes.set(password, await hashLinkPassword(password));
     const event = pending.length > 0 ? await this.linkEvent(accountId, 'link.created') : undefined;
     for (let attempt = 0; pending.length > 0; attempt++) {
       const inserted = await this.links.insertManyIfCodesFree(
@@ -192,6 +226,9 @@ export class LinksService {
           createdAt: creation.createdAt,
           clicks: creation.clicks,
           tags: creation.tags,
+          passwordHash: creation.password === undefined ? null : passwordHashes.get(creation.password),
+          iosUrl: creation.iosUrl,
+          androidUrl: creation.androidUrl,
         })),
         event,
       );
@@ -232,26 +269,40 @@ export class LinksService {
   }
 
   /**
-   * Changes a link's target, expiry (`expires_at: null` removes it) and/or tags (replaced; `[]`
-   * removes them all). A link past its expiry can be changed like any other: a new future
-   * `expires_at` brings it back.
+   * Changes a link's target, expiry (`expires_at: null` removes it), tags (replaced; `[]`
+   * removes them all), password or device targets (`null` removes them). A link past its expiry
+   * can be changed like any other: a new future `expires_at` brings it back.
    */
   async update(accountId: string, code: string, input: UpdateLinkInput): Promise<LinkDto> {
     if (!couldBeCode(code)) throw ApiError.notFound();
-    if (input.url === undefined && input.expires_at === undefined && input.tags === undefined) {
-      const message = 'url is required (unless the body changes expires_at or tags)';
+    if (UPDATABLE.every((name) => input[name] === undefined)) {
+      const message = 'url is required (unless the body changes expires_at, tags, password, ios_url or android_url)';
       throw ApiError.invalidUrl(message, [{ field: 'url', message }]);
     }
     const url = input.url === undefined ? undefined : normalizeTargetUrl(input.url, this.config.shortBaseUrl);
     const expiresAt = parseExpiresAt(input.expires_at, new Date());
     const tags = parseTags(input.tags);
+    const iosUrl = this.deviceUrl(input.ios_url, 'ios_url');
+    const androidUrl = this.deviceUrl(input.android_url, 'android_url');
+    const password = parsePassword(input.password);
+    // Hashed once every check has passed: the hash is the expensive part, on purpose.
+    const passwordHash = typeof password === 'string' ? await hashLinkPassword(password) : password;
     const event = await this.linkEvent(accountId, 'link.updated');
-    const link = await this.links.updateForAccount(code, accountId, { url, expiresAt, tags }, event);
+    const changes = { url, expiresAt, tags, passwordHash, iosUrl, androidUrl };
+    const link = await this.links.updateForAccount(code, accountId, changes, event);
     if (!link) throw ApiError.notFound();
-    // Before answering: once the client sees 200, no redirect may use the old target or expiry.
-    // (Tags play no part in redirects: a change of tags alone leaves the caches be.)
-    if (url !== undefined || expiresAt !== undefined) await this.cache.invalidate(code);
+    // Before answering: once the client sees 200, no redirect may use the old target, expiry,
+    // password or device targets. (Tags play no part in redirects: a change of tags alone leaves
+    // the caches be.)
+    const redirectChanged = [url, expiresAt, passwordHash, iosUrl, androidUrl].some((value) => value !== undefined);
+    if (redirectChanged) await this.cache.invalidate(code);
     return this.toDto(link);
+  }
+
+  /** A device target as sent: undefined when absent (unchanged), null for `null` (none), else normalised. */
+  private deviceUrl(input: unknown, field: TargetField): string | null | undefined {
+    if (input === undefined || input === null) return input;
+    return normalizeTargetUrl(input, this.config.shortBaseUrl, field);
   }
 
   /** The link's short URL as a QR code, an SVG document. */
@@ -303,7 +354,7 @@ export class LinksService {
 
   /**
    * Every check of a creation, in the order a caller should learn of them: an anonymous
-   * `custom_code` or `tags` is 401 before anything about the URL.
+   * `custom_code`, `tags` or `password` is 401 before anything about the URL.
    */
   private checkCreation(accountId: string | undefined, input: CreateLinkInput, now: Date): ValidCreation {
     const customCode = input.custom_code ?? undefined;
@@ -313,6 +364,9 @@ export class LinksService {
     if (input.tags !== undefined && !accountId) {
       throw ApiError.unauthorized('tags need an API token; anonymous links cannot be tagged');
     }
+    if (input.password !== undefined && input.password !== null && !accountId) {
+      throw ApiError.unauthorized('password needs an API token; anonymous links cannot be protected');
+    }
     const url = normalizeTargetUrl(input.url, this.config.shortBaseUrl);
     if (customCode !== undefined) {
       const problem = typeof customCode === 'string' ? customCodeProblem(customCode) : 'custom_code must be a string';
@@ -320,7 +374,10 @@ export class LinksService {
     }
     const expiresAt = parseExpiresAt(input.expires_at, now) ?? null;
     const tags = parseTags(input.tags);
-    return { url, customCode: customCode as string | undefined, expiresAt, tags };
+    const iosUrl = this.deviceUrl(input.ios_url, 'ios_url') ?? null;
+    const androidUrl = this.deviceUrl(input.android_url, 'android_url') ?? null;
+    const password = parsePassword(input.password) ?? undefined;
+    return { url, customCode: customCode as string | undefined, expiresAt, tags, password, iosUrl, androidUrl };
   }
 
   private async insertWithGeneratedCode(

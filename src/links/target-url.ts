@@ -13,42 +13,56 @@ const HTTP_PREFIX = /^https?:\/\//i;
 // With the u flag this matches only unpaired surrogates, which the parser would turn into U+FFFD.
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
+/** The fields that hold a target: the link's, and its device targets. */
+export type TargetField = 'url' | 'ios_url' | 'android_url';
+
 /**
- * Checks a target URL and returns the normalised form to store, or throws `invalid_url`.
+ * `invalid_url` for `field`. A device target's names its field (the API's `errors`, the
+ * dashboard's message next to it); the main URL's keeps the shape it always had.
+ */
+function refusal(field: TargetField, problem: string): ApiError {
+  const message = `${field} ${problem}`;
+  return field === 'url' ? ApiError.invalidUrl(message) : ApiError.invalidUrl(message, [{ field, message }]);
+}
+
+/**
+ * Checks a target URL and returns the normalised form to store, or throws `invalid_url` (the
+ * messages name `field`: `url`, or a device target).
  *
  * `shortBaseUrl` is the service's own address: a target that reaches it (`pointsAtService`)
  * would redirect to the service itself, in a loop that counts a click at every hop.
  */
-export function normalizeTargetUrl(input: unknown, shortBaseUrl: string): string {
-  if (typeof input !== 'string') throw ApiError.invalidUrl('url must be a string');
+export function normalizeTargetUrl(input: unknown, shortBaseUrl: string, field: TargetField = 'url'): string {
+  const refuse = (problem: string) => refusal(field, problem);
+  if (typeof input !== 'string') throw refuse('must be a string');
   const trimmed = input.trim();
-  if (trimmed === '') throw ApiError.invalidUrl('url must not be empty');
+  if (trimmed === '') throw refuse('must not be empty');
   if (WHITESPACE_OR_CONTROL.test(trimmed)) {
-    throw ApiError.invalidUrl('url must not contain whitespace or control characters (encode them)');
+    throw refuse('must not contain whitespace or control characters (encode them)');
   }
-  if (LONE_SURROGATE.test(trimmed)) throw ApiError.invalidUrl('url must be valid Unicode text');
-  if (!HTTP_PREFIX.test(trimmed)) throw ApiError.invalidUrl('url must be an absolute http:// or https:// URL');
+  if (LONE_SURROGATE.test(trimmed)) throw refuse('must be valid Unicode text');
+  if (!HTTP_PREFIX.test(trimmed)) throw refuse('must be an absolute http:// or https:// URL');
 
   let parsed: URL;
   try {
     parsed = new URL(trimmed);
   } catch {
-    throw ApiError.invalidUrl('url is not a valid URL');
+    throw refuse('is not a valid URL');
   }
   if ((parsed.protocol !== 'http:' && parsed.protocol !== 'https:') || parsed.hostname === '') {
-    throw ApiError.invalidUrl('url must be an absolute http:// or https:// URL with a host');
+    throw refuse('must be an absolute http:// or https:// URL with a host');
   }
   if (parsed.username !== '' || parsed.password !== '') {
-    throw ApiError.invalidUrl('url must not contain user information (user:password@)');
+    throw refuse('must not contain user information (user:password@)');
   }
   if (pointsAtService(parsed, new URL(shortBaseUrl))) {
-    throw ApiError.invalidUrl(
-      'url points back at this short-link service (the host and port of its short URLs, however spelled): a link there would redirect to itself',
+    throw refuse(
+      'points back at this short-link service (the host and port of its short URLs, however spelled): a link there would redirect to itself',
     );
   }
   const normalized = parsed.href;
   if (normalized.length > MAX_TARGET_URL_LENGTH) {
-    throw ApiError.invalidUrl(`url must be at most ${MAX_TARGET_URL_LENGTH} characters long`);
+    throw refuse(`must be at most ${MAX_TARGET_URL_LENGTH} characters long`);
   }
   return normalized;
 }

@@ -8,7 +8,7 @@ import fastifyStatic from '@fastify/static';
 import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
 import { errorCodes, type FastifyInstance } from 'fastify';
-import { isPagePath } from '../common/http/route-table.js';
+import { takesFormBodies } from '../common/http/route-table.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /**
@@ -41,7 +41,8 @@ const FORM_BODY_LIMIT = 64 * 1024;
 /**
  * Fastify plugins of the dashboard pages: cookies (named and set by DashboardCookies; CSRF tokens
  * are CsrfTokens'), the view engine (Eta, escaping by default), its CSS and script under
- * /static/, and form bodies on page paths only (the API stays JSON-only: 415 elsewhere).
+ * /static/, and form bodies on page paths and short codes only (the API stays JSON-only: 415
+ * elsewhere).
  */
 export async function registerPagePlugins(fastify: FastifyInstance): Promise<void> {
   await fastify.register(fastifyCookie);
@@ -66,7 +67,7 @@ export async function registerPagePlugins(fastify: FastifyInstance): Promise<voi
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
     (request, body, done) => {
-      if (!isPagePath(request.url)) {
+      if (!takesFormBodies(request.url)) {
         // The same 415 as any other non-JSON body on the API.
         done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(request.headers['content-type'] ?? ''));
         return;

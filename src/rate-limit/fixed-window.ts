@@ -41,6 +41,12 @@ export class MemoryWindows {
     return { hits: window.hits, msLeft: window.resetAt - now };
   }
 
+  /** Takes back one hit of the key's current window (none below 0, nothing when it has none). */
+  release(key: string, now = Date.now()): void {
+    const window = this.windows.get(key);
+    if (window && window.resetAt > now && window.hits > 0) window.hits -= 1;
+  }
+
   get size(): number {
     return this.windows.size;
   }

@@ -25,9 +25,17 @@ local ttl = redis.call('PTTL', KEYS[1])
 return {hits, ttl}
 `;
 
+/** Takes back one hit of a counter that is still in its window (never below 0, never a new key). */
+const RELEASE_SCRIPT = `
+local hits = tonumber(redis.call('GET', KEYS[1]) or '0')
+if hits > 0 then redis.call('DECR', KEYS[1]) end
+return hits
+`;
+
 type RedisWithHit = Redis & {
   rateLimitHit(key: string, ttlMs: number): Promise<[number, number]>;
   rateLimitPeek(key: string): Promise<[number, number]>;
+  rateLimitRelease(key: string): Promise<number>;
 };
 
 /**
@@ -48,6 +56,7 @@ export class RateLimitStorage implements ThrottlerStorage {
     if (redis) {
       redis.defineCommand('rateLimitHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
       redis.defineCommand('rateLimitPeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+      redis.defineCommand('rateLimitRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
     }
     this.redis = redis as RedisWithHit | null;
   }
@@ -65,6 +74,24 @@ export class RateLimitStorage implements ThrottlerStorage {
   async peek(key: string, limit: number): Promise<ThrottlerStorageRecord> {
     const { hits, msLeft } = (await this.peekRedis(key)) ?? this.memory.peek(key);
     return windowRecord(hits, msLeft, limit - 1);
+  }
+
+  /**
+   * Takes back one hit counted by `increment`: for limits that count only failures but must
+   * reserve a try before knowing (so that concurrent tries cannot all pass a check made before
+   * any of them failed). The hit goes back to the store it was counted in as far as can be told:
+   * with Redis down, to the per-instance counters.
+   */
+  async release(key: string): Promise<void> {
+    if (this.redis && this.redis.status === 'ready') {
+      try {
+        await this.redis.rateLimitRelease(key);
+        return;
+      } catch (error) {
+        this.fallBack(error instanceof Error ? error.message : String(error));
+      }
+    }
+    this.memory.release(key);
   }
 
   private async peekRedis(key: string): Promise<{ hits: number; msLeft: number } | undefined> {

@@ -10,14 +10,22 @@ import type { PostgresPools } from '../database/postgres-pools.js';
 import { readDatabaseUrl, sqliteFilePath } from '../../prisma/engine/database-url.js';
 import { PostgresRedirectLookup, SqliteRedirectLookup, type RedirectLookup } from './redirect-lookup.js';
 
-const LINKS_TABLE = 'CREATE TABLE links (code TEXT PRIMARY KEY, url TEXT NOT NULL, expires_at TIMESTAMP(3))';
+const LINKS_TABLE = `CREATE TABLE links (code TEXT PRIMARY KEY, url TEXT NOT NULL, expires_at TIMESTAMP(3),
+  password_hash TEXT, ios_url TEXT, android_url TEXT)`;
 
 /** A writer on the database next to the lookup, like the app's Prisma client. */
 /** What the lookup answers for a link without an expiry. */
-const target = (url: string) => ({ url, expiresAt: Infinity });
+const target = (url: string) => ({ url, expiresAt: Infinity, rules: undefined });
+
+/** A link's rule columns, as the migrations add them. */
+interface Rules {
+  passwordHash?: string;
+  iosUrl?: string;
+  androidUrl?: string;
+}
 
 interface Writer {
-  insert(code: string, url: string, expiresAt?: Date): Promise<void>;
+  insert(code: string, url: string, expiresAt?: Date, rules?: Rules): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -25,11 +33,22 @@ function sqliteWriter(url: string): Promise<Writer> {
   const db = new Database(sqliteFilePath(url));
   db.pragma('journal_mode = WAL');
   db.exec(LINKS_TABLE);
-  const insert = db.prepare('INSERT INTO links (code, url, expires_at) VALUES (?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO links (code, url, expires_at, password_hash, ios_url, android_url) VALUES (?, ?, ?, ?, ?, ?)',
+  );
   return Promise.resolve({
     // As Prisma's SQLite adapter writes a DateTime (toSqliteDateTime).
-    insert: (code, target, expiresAt) =>
-      Promise.resolve(void insert.run(code, target, expiresAt?.toISOString().replace('Z', '+00:00') ?? null)),
+    insert: (code, target, expiresAt, rules = {}) =>
+      Promise.resolve(
+        void insert.run(
+          code,
+          target,
+          expiresAt?.toISOString().replace('Z', '+00:00') ?? null,
+          rules.passwordHash ?? null,
+          rules.iosUrl ?? null,
+          rules.androidUrl ?? null,
+        ),
+      ),
     close: () => Promise.resolve(void db.close()),
   });
 }
@@ -40,12 +59,18 @@ async function postgresWriter(url: string): Promise<Writer> {
   await client.query(LINKS_TABLE);
   return {
     // As the app writes a timestamp without a zone: UTC, as an ISO string.
-    insert: async (code, target, expiresAt) =>
-      void (await client.query('INSERT INTO links (code, url, expires_at) VALUES ($1, $2, $3)', [
-        code,
-        target,
-        expiresAt?.toISOString() ?? null,
-      ])),
+    insert: async (code, target, expiresAt, rules = {}) =>
+      void (await client.query(
+        'INSERT INTO links (code, url, expires_at, password_hash, ios_url, android_url) VALUES ($1, $2, $3, $4, $5, $6)',
+        [
+          code,
+          target,
+          expiresAt?.toISOString() ?? null,
+          rules.passwordHash ?? null,
+          rules.iosUrl ?? null,
+          rules.androidUrl ?? null,
+        ],
+      )),
     close: () => client.end(),
   };
 }
@@ -94,6 +119,20 @@ describe.each([
   it('finds the target of a code, and null for an unknown one', async () => {
     await expect(sut.findTarget('Ab3dE9x')).resolves.toEqual(target('https://example.com/a'));
     await expect(sut.findTarget('Zz9Zz9Z')).resolves.toBeNull();
+  });
+
+  it("reads a link's rules: a password's hash and device targets, each null when unset", async () => {
+    await writer.insert('Rules01', 'https://example.com/r1', undefined, { passwordHash: 'scrypt$x' });
+    await writer.insert('Rules02', 'https://example.com/r2', undefined, { iosUrl: 'https://apps.apple.com/x' });
+
+    await expect(sut.findTarget('Rules01')).resolves.toEqual({
+      url: 'https://example.com/r1',
+      expiresAt: Infinity,
+      rules: { passwordHash: 'scrypt$x', iosUrl: null, androidUrl: null },
+    });
+    await expect(sut.findTarget('Rules02')).resolves.toMatchObject({
+      rules: { passwordHash: null, iosUrl: 'https://apps.apple.com/x', androidUrl: null },
+    });
   });
 
   it('sees links written by the other connection after it started reading', async () => {

@@ -2,12 +2,22 @@ import DataLoader from 'dataloader';
 import { byDatabaseKind } from '../database/database-connections.js';
 import type { PostgresPool } from '../database/postgres-pools.js';
 import type { SqliteReader } from '../database/sqlite-reader.js';
+import { linkRules, type LinkRules } from '../links/link-cache.js';
 
 /** What a redirect needs of a link. */
 export interface LinkTarget {
   url: string;
   /** `expires_at` in ms since the epoch; Infinity when the link never expires. */
   expiresAt: number;
+  /** Its password or device targets; undefined for a plain link. */
+  rules: LinkRules | undefined;
+}
+
+/** The columns of a link's rules, as both lookups select them. */
+interface RuleColumns {
+  passwordHash: string | null;
+  iosUrl: string | null;
+  androidUrl: string | null;
 }
 
 /**
@@ -19,11 +29,12 @@ export interface LinkTarget {
  * the cache off that CPU, not the database, would bound cold redirects (docs/performance.md).
  */
 export abstract class RedirectLookup {
-  /** The target URL and expiry of `code`, or null when no such link exists. */
+  /** The target URL, expiry and rules of `code`, or null when no such link exists. */
   abstract findTarget(code: string): Promise<LinkTarget | null>;
 }
 
-const SQLITE_TARGET = 'SELECT url, expires_at AS expiresAt FROM links WHERE code = ?';
+const SQLITE_TARGET = `SELECT url, expires_at AS expiresAt, password_hash AS passwordHash, ios_url AS iosUrl,
+  android_url AS androidUrl FROM links WHERE code = ?`;
 
 /**
  * SQLite: the lookups' read-only handle (`SqliteConnections.lookups`, memory-mapped). Each lookup is a read
@@ -38,12 +49,13 @@ export class SqliteRedirectLookup extends RedirectLookup {
 
   findTarget(code: string): Promise<LinkTarget | null> {
     try {
-      const row = this.reader.get<{ url: string; expiresAt: string | null }>(SQLITE_TARGET, code);
+      const row = this.reader.get<{ url: string; expiresAt: string | null } & RuleColumns>(SQLITE_TARGET, code);
       if (row === undefined) return Promise.resolve(null);
       // Stored as Prisma's SQLite adapter writes DateTime: ISO 8601 text with its offset.
       return Promise.resolve({
         url: row.url,
         expiresAt: row.expiresAt === null ? Infinity : Date.parse(row.expiresAt),
+        rules: linkRules(row.passwordHash, row.iosUrl, row.androidUrl),
       });
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
@@ -85,14 +97,21 @@ export class PostgresRedirectLookup extends RedirectLookup {
   private async queryTargets(codes: readonly string[]): Promise<(LinkTarget | null)[]> {
     // `expires_at` is a UTC timestamp without a zone: its epoch is read as UTC, whatever the
     // process's time zone (the driver would parse the timestamp itself in local time).
-    const { rows } = await this.pool.query<{ code: string; url: string; expiresAt: number | null }>({
+    const { rows } = await this.pool.query<{ code: string; url: string; expiresAt: number | null } & RuleColumns>({
       name: 'redirect-targets',
-      text: `SELECT code, url, (extract(epoch FROM expires_at) * 1000)::float8 AS "expiresAt"
+      text: `SELECT code, url, (extract(epoch FROM expires_at) * 1000)::float8 AS "expiresAt",
+          password_hash AS "passwordHash", ios_url AS "iosUrl", android_url AS "androidUrl"
         FROM links WHERE code = ANY($1::text[])`,
       values: [codes],
     });
     const targets = new Map<string, LinkTarget>();
-    for (const { code, url, expiresAt } of rows) targets.set(code, { url, expiresAt: expiresAt ?? Infinity });
+    for (const row of rows) {
+      targets.set(row.code, {
+        url: row.url,
+        expiresAt: row.expiresAt ?? Infinity,
+        rules: linkRules(row.passwordHash, row.iosUrl, row.androidUrl),
+      });
+    }
     return codes.map((code) => targets.get(code) ?? null);
   }
 }

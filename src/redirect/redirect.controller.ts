@@ -1,14 +1,31 @@
-import { Controller, Get, Head, Req, Res } from '@nestjs/common';
-import { ApiFoundResponse, ApiParam, ApiTags } from '@nestjs/swagger';
+import { Controller, Get, Head, Post, Req, Res } from '@nestjs/common';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiFoundResponse,
+  ApiOkResponse,
+  ApiParam,
+  ApiProduces,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/auth.decorators.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
 import { REDIRECT_ROUTE } from './redirect-fast-path.js';
 import { ServiceCounters } from '../metrics/service-counters.js';
-import { LINK_EXPIRED, RedirectService } from './redirect.service.js';
+import { deviceTarget } from './device-target.js';
+import { LINK_PASSWORD_MAX_LENGTH } from '../links/link-password.js';
+import { LinkPasswordGuesses } from './link-password-guesses.js';
+import { LINK_EXPIRED, RedirectService, type ResolvedLink } from './redirect.service.js';
 
 type RedirectRequest = FastifyRequest<{ Params: { code: string } }>;
+
+/** What the password form may be asked to show. */
+type PasswordPage = { status: 200 } | { status: 401 } | { status: 429; retryAfterSeconds: number };
+
+const HTML_PAGE = { 'text/html': { schema: { type: 'string' } } };
 
 const CODE_PARAM = ApiParam({
   name: 'code',
@@ -47,6 +64,7 @@ export class RedirectController {
   constructor(
     private readonly redirects: RedirectService,
     private readonly counters: ServiceCounters,
+    private readonly guesses: LinkPasswordGuesses,
   ) {}
 
   /**
@@ -60,7 +78,7 @@ export class RedirectController {
   @Public()
   @CODE_PARAM
   @REDIRECT_RESPONSE
-  @ApiProblemResponses('not_found', 'link_expired', 'service_unavailable')
+  @ApiProblemResponses('password_required', 'not_found', 'link_expired', 'service_unavailable')
   redirectHead(@Req() request: RedirectRequest, @Res() reply: FastifyReply): Promise<void> {
     return this.redirect(request, reply);
   }
@@ -68,6 +86,9 @@ export class RedirectController {
   /**
    * Follow a short link
    * @remarks Answers `302 Found` with the target in `Location` and counts the visit (`clicks`).
+   * With device targets, iPhones, iPads and iPods go to `ios_url` and Android devices to
+   * `android_url` (read from the `User-Agent`). A password-protected link answers `200` with an
+   * HTML form asking for the password instead (see `POST /{code}`); HEAD then answers 401.
    * Unknown or deleted codes answer 404; a link past its `expires_at` answers 410 `link_expired`
    * (and the visit is not counted). Never rate limited. Swagger UI's "Try it out" cannot
    * show a cross-origin redirect: use `curl -i`.
@@ -76,20 +97,114 @@ export class RedirectController {
   @Public()
   @CODE_PARAM
   @REDIRECT_RESPONSE
+  @ApiOkResponse({
+    description: 'The link is password-protected: an HTML page asking for the password.',
+    content: HTML_PAGE,
+  })
   @ApiProblemResponses('not_found', 'link_expired', 'service_unavailable')
   // Raw request and reply: this is the hot path, so no pipes, param decorators or serialisation.
   async redirect(@Req() request: RedirectRequest, @Res() reply: FastifyReply): Promise<void> {
     const code = request.params.code;
-    const target = await this.redirects.resolve(code);
-    if (target === null) {
+    const link = await this.live(code);
+    if (link.rules === undefined) {
+      this.counters.redirectsFound++;
+      this.redirects.sendRedirect(request, reply, code, link.target);
+      return;
+    }
+    if (link.rules.passwordHash !== null) {
+      // A checker's HEAD learns that the link exists and is protected, nothing more.
+      if (request.method === 'HEAD') throw ApiError.passwordRequired();
+      return this.passwordPage(reply, code, { status: 200 });
+    }
+    this.counters.redirectsFound++;
+    this.redirects.sendRedirect(
+      request,
+      reply,
+      code,
+      deviceTarget(link.rules, link.target, request.headers['user-agent']),
+    );
+  }
+
+  /**
+   * Unlock a password-protected link
+   * @remarks The password form's submission (`application/x-www-form-urlencoded`, field
+   * `password`). The right password answers `302 Found` to the target (or the device's target)
+   * and counts the visit; a wrong one answers 401 with the form again. After 10 wrong passwords
+   * from one client IP address for one link within 15 minutes, every try answers 429 until the
+   * 15 minutes are over. Nothing is remembered: each visit asks again. A link without a password
+   * simply redirects.
+   */
+  @Post(REDIRECT_ROUTE)
+  @Public()
+  @CODE_PARAM
+  @ApiConsumes('application/x-www-form-urlencoded')
+  @ApiBody({
+    schema: {
+      type: 'object',
+      required: ['password'],
+      properties: { password: { type: 'string', maxLength: LINK_PASSWORD_MAX_LENGTH, example: 'open sesame' } },
+    },
+  })
+  @REDIRECT_RESPONSE
+  @ApiProduces('text/html')
+  @ApiResponse({ status: 401, description: 'Wrong password: the form again, saying so.', content: HTML_PAGE })
+  @ApiResponse({
+    status: 429,
+    description: 'Too many wrong passwords from this address for this link: the form, saying when to try again.',
+    content: HTML_PAGE,
+  })
+  @ApiProblemResponses('not_found', 'link_expired', 'service_unavailable')
+  async unlock(@Req() request: RedirectRequest, @Res() reply: FastifyReply): Promise<void> {
+    const code = request.params.code;
+    const link = await this.live(code);
+    const target = link.rules ? deviceTarget(link.rules, link.target, request.headers['user-agent']) : link.target;
+    if (link.rules?.passwordHash == null) {
+      // The password was removed since the form was shown: nothing left to ask.
+      this.counters.redirectsFound++;
+      this.redirects.sendRedirect(request, reply, code, target);
+      return;
+    }
+    const body = request.body as Record<string, unknown> | undefined;
+    const given = typeof body?.password === 'string' ? body.password : '';
+    const guess = await this.guesses.check(code, request.ip, given, link.rules.passwordHash);
+    if (guess.outcome === 'limited')
+      return this.passwordPage(reply, code, { status: 429, retryAfterSeconds: guess.retryAfterSeconds });
+    if (guess.outcome === 'wrong') return this.passwordPage(reply, code, { status: 401 });
+    this.counters.redirectsFound++;
+    this.redirects.sendRedirect(request, reply, code, target);
+  }
+
+  /** The live link of `code`: 404 when there is none, 410 past its expiry (counted either way). */
+  private async live(code: string): Promise<ResolvedLink> {
+    const link = await this.redirects.resolve(code);
+    if (link === null) {
       this.counters.redirectsNotFound++;
       throw ApiError.notFound();
     }
-    if (target === LINK_EXPIRED) {
+    if (link === LINK_EXPIRED) {
       this.counters.redirectsGone++;
       throw ApiError.linkExpired();
     }
-    this.counters.redirectsFound++;
-    this.redirects.sendRedirect(request, reply, code, target);
+    return link;
+  }
+
+  /**
+   * The password form of a protected link: a page like the dashboard's (its layout, stylesheet
+   * and security headers), never stored by a browser or a proxy, and not for search engines.
+   */
+  private async passwordPage(reply: FastifyReply, code: string, page: PasswordPage): Promise<void> {
+    const html = await reply.viewAsync('link-password.eta', {
+      code,
+      wrong: page.status === 401,
+      retryAfterMinutes: page.status === 429 ? Math.max(1, Math.ceil(page.retryAfterSeconds / 60)) : undefined,
+    });
+    if (page.status === 429) void reply.header('Retry-After', String(page.retryAfterSeconds));
+    void reply
+      .withSecurityHeaders({ formsRedirectAnywhere: true })
+      .status(page.status)
+      .header('Content-Type', 'text/html; charset=utf-8')
+      .header('Cache-Control', 'no-store')
+      .header('X-Robots-Tag', 'noindex')
+      .send(html);
   }
 }

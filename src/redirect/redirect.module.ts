@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ClicksModule } from '../clicks/clicks.module.js';
 import { LinksModule } from '../links/links.module.js';
+import { LinkPasswordGuesses } from './link-password-guesses.js';
 import { redirectLookupProvider } from './redirect-lookup.js';
 import { RedirectFastPath } from './redirect-fast-path.js';
 import { RedirectController } from './redirect.controller.js';
@@ -9,6 +10,6 @@ import { RedirectService } from './redirect.service.js';
 @Module({
   imports: [LinksModule, ClicksModule],
   controllers: [RedirectController],
-  providers: [redirectLookupProvider, RedirectService, RedirectFastPath],
+  providers: [redirectLookupProvider, RedirectService, RedirectFastPath, LinkPasswordGuesses],
 })
 export class RedirectModule {}

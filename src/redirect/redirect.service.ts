@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServerResponse } from 'node:http';
 import { ClickCounter } from '../clicks/click-counter.js';
-import { LinkCache } from '../links/link-cache.js';
+import { LinkCache, type LinkRules } from '../links/link-cache.js';
 import { couldBeCode } from '../links/short-code.js';
 import { requestIdOf } from '../logging/request-id.js';
 import { ServiceCounters } from '../metrics/service-counters.js';
@@ -11,6 +11,12 @@ import { RedirectLookup } from './redirect-lookup.js';
 
 /** What `resolve` answers for a link past its `expires_at`. */
 export const LINK_EXPIRED = Symbol('link expired');
+
+/** A live link as a redirect needs it: its target, and its rules if it has any. */
+export interface ResolvedLink {
+  target: string;
+  rules: LinkRules | undefined;
+}
 
 /**
  * The hot path: code → target, from the per-instance cache when possible, and the answer. Used by
@@ -28,22 +34,25 @@ export class RedirectService {
     private readonly counters: ServiceCounters,
   ) {}
 
-  /** The target of `code`; null when no such link exists; `LINK_EXPIRED` past its `expires_at`. */
-  async resolve(code: string): Promise<string | null | typeof LINK_EXPIRED> {
+  /**
+   * The target and rules of `code`; null when no such link exists; `LINK_EXPIRED` past its
+   * `expires_at`.
+   */
+  async resolve(code: string): Promise<ResolvedLink | null | typeof LINK_EXPIRED> {
     if (!couldBeCode(code)) return null;
-    let link: { target: string; linkExpiresAt: number } | undefined = this.cache.entry(code);
+    let link: (ResolvedLink & { linkExpiresAt: number }) | undefined = this.cache.entry(code);
     if (link === undefined) {
       this.counters.cacheMisses++;
       const generation = this.cache.generation();
       const found = await this.lookup.findTarget(code);
       if (found === null) return null;
       // Expired links are cached too, so answering their 410 costs no database read either.
-      this.cache.setIfUnchanged(code, found.url, generation, found.expiresAt);
-      link = { target: found.url, linkExpiresAt: found.expiresAt };
+      this.cache.setIfUnchanged(code, found.url, generation, found.expiresAt, found.rules);
+      link = { target: found.url, linkExpiresAt: found.expiresAt, rules: found.rules };
     } else {
       this.counters.cacheHits++;
     }
-    return link.linkExpiresAt > Date.now() ? link.target : LINK_EXPIRED;
+    return link.linkExpiresAt > Date.now() ? link : LINK_EXPIRED;
   }
 
   /**
@@ -55,13 +64,13 @@ export class RedirectService {
   }
 
   /**
-   * Answers a found link: 302 to its target. A GET counts as a visit, with what the counter labels
-   * it by (`ClickCounter.record`: the `User-Agent`, the client's address, the host of the
-   * `Referer`; in memory, only labels are written to the database, in batches); a HEAD does not,
-   * as link checkers and previewers use it, not visitors.
+   * Answers a found link: 302 to its target. A GET (or the POST of a link's password) counts as a
+   * visit, with what the counter labels it by (`ClickCounter.record`: the `User-Agent`, the
+   * client's address, the host of the `Referer`; in memory, only labels are written to the
+   * database, in batches); a HEAD does not, as link checkers and previewers use it, not visitors.
    */
   sendRedirect(request: FastifyRequest, reply: FastifyReply, code: string, target: string): void {
-    if (request.method === 'GET') {
+    if (request.method !== 'HEAD') {
       const { headers } = request;
       const forwardedFor = headers['x-forwarded-for'];
       this.clicks.record(

@@ -1,5 +1,12 @@
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
-import * as oidc from 'openid-client';
+import type * as OpenId from 'openid-client';
+
+/**
+ * openid-client, loaded on the first sign-in with the provider: without OIDC_ISSUER it is never
+ * needed (it and its dependencies cost a few MiB of memory once loaded).
+ */
+let openIdClient: Promise<typeof OpenId> | undefined;
+const loadOpenId = () => (openIdClient ??= import('openid-client'));
 import { ApiError } from '../../common/errors/api-error.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.tokens.js';
@@ -24,7 +31,7 @@ export interface OidcPending {
 @Injectable()
 export class OidcService {
   private readonly logger = new Logger('SingleSignOn');
-  private configuration?: Promise<oidc.Configuration>;
+  private configuration?: Promise<OpenId.Configuration>;
 
   constructor(@Inject(APP_CONFIG) private readonly config: AppConfig) {}
 
@@ -40,6 +47,7 @@ export class OidcService {
   /** Where to send the browser, and what its return must match. */
   async start(next: string): Promise<{ url: string; pending: OidcPending }> {
     const configuration = await this.discover('Sign in with your password, or try again later.');
+    const oidc = await loadOpenId();
     const pending: OidcPending = {
       state: oidc.randomState(),
       nonce: oidc.randomNonce(),
@@ -64,7 +72,8 @@ export class OidcService {
    */
   async finish(callbackQuery: string, pending: OidcPending): Promise<string> {
     const configuration = await this.discover('Try again later.');
-    let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
+    const oidc = await loadOpenId();
+    let tokens: Awaited<ReturnType<typeof OpenId.authorizationCodeGrant>>;
     try {
       tokens = await oidc.authorizationCodeGrant(configuration, new URL(`${this.redirectUri}${callbackQuery}`), {
         pkceCodeVerifier: pending.codeVerifier,
@@ -109,9 +118,10 @@ export class OidcService {
     );
   }
 
-  private async discover(advice: string): Promise<oidc.Configuration> {
+  private async discover(advice: string): Promise<OpenId.Configuration> {
     const settings = this.config.oidc;
     if (!settings) throw notSetUp();
+    const oidc = await loadOpenId();
     this.configuration ??= oidc
       .discovery(
         new URL(settings.issuer),

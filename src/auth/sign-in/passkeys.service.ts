@@ -1,15 +1,19 @@
 import { HttpStatus, Inject, Injectable } from '@nestjs/common';
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type AuthenticatorTransport,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  AuthenticatorTransport,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+import type * as SimpleWebAuthn from '@simplewebauthn/server';
+
+/**
+ * @simplewebauthn/server, loaded when the first passkey is added or used: it and its CBOR and
+ * crypto dependencies cost about 4 MiB of heap, which a process that never sees a passkey keeps.
+ */
+let webAuthn: Promise<typeof SimpleWebAuthn> | undefined;
+const loadWebAuthn = () => (webAuthn ??= import('@simplewebauthn/server'));
 import { ApiError } from '../../common/errors/api-error.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.tokens.js';
@@ -62,6 +66,7 @@ export class PasskeysService {
     const existing = await this.passkeys.listForAccount(account.id);
     if (existing.length >= MAX_PASSKEYS)
       throw ApiError.passkeyRefused(`An account can have at most ${MAX_PASSKEYS} passkeys.`);
+    const { generateRegistrationOptions } = await loadWebAuthn();
     return generateRegistrationOptions({
       rpName: 'shortlink',
       rpID: this.rpId,
@@ -85,7 +90,8 @@ export class PasskeysService {
     if ((await this.passkeys.countForAccount(accountId)) >= MAX_PASSKEYS) {
       throw ApiError.passkeyRefused(`An account can have at most ${MAX_PASSKEYS} passkeys.`);
     }
-    let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
+    const { verifyRegistrationResponse } = await loadWebAuthn();
+    let verified: Awaited<ReturnType<typeof SimpleWebAuthn.verifyRegistrationResponse>>;
     try {
       verified = await verifyRegistrationResponse({
         response: response as RegistrationResponseJSON,
@@ -111,7 +117,8 @@ export class PasskeysService {
   }
 
   /** Options for `navigator.credentials.get()`: any passkey of this site (discoverable). */
-  signInOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  async signInOptions(): Promise<PublicKeyCredentialRequestOptionsJSON> {
+    const { generateAuthenticationOptions } = await loadWebAuthn();
     return generateAuthenticationOptions({ rpID: this.rpId, userVerification: 'preferred', allowCredentials: [] });
   }
 
@@ -121,7 +128,8 @@ export class PasskeysService {
     const credentialId = typeof answer?.id === 'string' ? answer.id : undefined;
     const key = credentialId && credentialId.length <= 1024 ? await this.passkeys.findById(credentialId) : null;
     if (!key) throw signInRefused('This passkey is not registered here.');
-    let verified: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
+    const { verifyAuthenticationResponse } = await loadWebAuthn();
+    let verified: Awaited<ReturnType<typeof SimpleWebAuthn.verifyAuthenticationResponse>>;
     try {
       verified = await verifyAuthenticationResponse({
         response: answer as AuthenticationResponseJSON,

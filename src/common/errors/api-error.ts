@@ -17,6 +17,7 @@ export const ERROR_NAMES = [
   'too_many_webhooks',
   'webhook_disabled',
   'link_expired',
+  'password_required',
   'idempotency_key_in_use',
   'idempotency_key_reused',
   'payload_too_large',
@@ -93,6 +94,10 @@ export class ApiError extends HttpException {
   }
   static linkExpired(detail = 'This short link has expired') {
     return new ApiError(HttpStatus.GONE, 'link_expired', detail);
+  }
+  /** A HEAD of a password-protected link: only a person with the password gets its target. */
+  static passwordRequired() {
+    return new ApiError(HttpStatus.UNAUTHORIZED, 'password_required', 'This short link is protected by a password');
   }
   static codeTaken(code: string) {
     return new ApiError(HttpStatus.CONFLICT, 'code_taken', `The code "${code}" is already taken`);

@@ -57,6 +57,11 @@ const CATALOGUE: Record<ErrorName, { status: number; when: string; detail: strin
     when: 'the link is past its `expires_at`',
     detail: 'This short link has expired',
   },
+  password_required: {
+    status: 401,
+    when: 'the link is password-protected (HEAD; a GET answers the password form)',
+    detail: 'This short link is protected by a password',
+  },
   idempotency_key_in_use: {
     status: 409,
     when: 'a call with this `Idempotency-Key` is still running; retry when it has finished',

@@ -4,7 +4,6 @@ import type { FastifyRequest } from 'fastify';
 import type { AppConfig } from '../../config/app-config.js';
 import { isCrossOriginPath } from './route-table.js';
 
-
 /** The headers a token call sends, and the ones its caller needs to read. */
 export const CORS_ALLOWED_HEADERS = ['X-API-Key', 'Authorization', 'Content-Type', 'Idempotency-Key'];
 export const CORS_EXPOSED_HEADERS = [

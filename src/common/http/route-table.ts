@@ -4,7 +4,8 @@ import type { FastifyInstance } from 'fastify';
  * What the service serves at each first path segment, in one table: every other path is a short
  * code (`GET /{code}`). The rules that depend on where a request goes derive from it:
  * - reserved codes: a link whose code is a segment here could never be reached (the route wins);
- * - pages: the only paths that take form bodies (the rest of the service is JSON-only);
+ * - pages: with short codes (a protected link's password form), the only paths that take form
+ *   bodies (the rest of the service is JSON-only);
  * - cross-origin: the only paths that answer CORS;
  * - logging: the paths whose requests are not logged (health probes every few seconds).
  * The service refuses to start with a route whose first segment is missing here
@@ -59,6 +60,15 @@ export const RESERVED_SEGMENTS: ReadonlySet<string> = new Set(Object.keys(ROUTE_
 
 export function isPagePath(url: string): boolean {
   return routeOf(url)?.kind === 'page';
+}
+
+/**
+ * Paths that take form bodies: the pages, and short codes (a password-protected link's form
+ * posts to `/{code}`). The JSON API does not.
+ */
+export function takesFormBodies(url: string): boolean {
+  const route = routeOf(url);
+  return route === undefined || route.kind === 'page';
 }
 
 export function isCrossOriginPath(url: string): boolean {

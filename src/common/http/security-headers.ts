@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import helmet from 'helmet';
 import type { IncomingMessage } from 'node:http';
 import type { AppConfig } from '../../config/app-config.js';
@@ -47,7 +47,8 @@ export function registerSecurityHeaders(app: NestFastifyApplication, config: App
     strictTransportSecurity: config.shortBaseUrl.startsWith('https:') ? { maxAge: 31_536_000 } : false,
   });
   // Redirect answers stay as small as they are on the fast path (src/redirect/redirect-fast-path.ts),
-  // which answers cached codes before Fastify, and so before any hook.
+  // which answers cached codes before Fastify, and so before any hook. The pages the redirect
+  // route answers with instead (a link's password form) ask for the headers themselves.
   const redirectRoute = `/${REDIRECT_ROUTE}`;
   const fastify: FastifyInstance = app.getHttpAdapter().getInstance();
   fastify.addHook('onRequest', (request, reply, done) => {
@@ -55,4 +56,34 @@ export function registerSecurityHeaders(app: NestFastifyApplication, config: App
     // helmet sets the headers and calls back at once (with an Error, if a directive failed).
     setHeaders(request.raw, reply.raw, done as (error?: unknown) => void);
   });
+  fastify.decorateReply('withSecurityHeaders', function (this: FastifyReply, options?: PageHeaderOptions) {
+    // helmet calls back at once; an error there is a directive that failed, a fault of ours.
+    setHeaders(this.request.raw, this.raw, (error?: unknown) => {
+      if (error instanceof Error) throw error;
+    });
+    if (options?.formsRedirectAnywhere) {
+      // Chromium applies form-action to the redirects that follow a form's submission too.
+      const policy = String(this.raw.getHeader('content-security-policy'));
+      this.raw.setHeader('content-security-policy', policy.replace(FORM_ACTION_SELF, FORM_ACTION_ANY_WEB_PAGE));
+    }
+    return this;
+  });
+}
+
+const FORM_ACTION_SELF = "form-action 'self'";
+const FORM_ACTION_ANY_WEB_PAGE = "form-action 'self' http: https:";
+
+export interface PageHeaderOptions {
+  /**
+   * The page's forms post here but are answered with a redirect to any web address (a protected
+   * link's form, to the link's target): `form-action` allows http: and https: too.
+   */
+  formsRedirectAnywhere?: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** Sets the security headers every page gets, on an answer of a route the hook leaves alone. */
+    withSecurityHeaders(options?: PageHeaderOptions): FastifyReply;
+  }
 }

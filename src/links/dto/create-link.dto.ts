@@ -1,6 +1,19 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsInt, IsISO8601, IsOptional, IsString, Max, Min, ValidateIf } from 'class-validator';
 import { IsTagList, MAX_TAG_LENGTH, MAX_TAGS, TAG_PATTERN } from '../link-tags.js';
+import { IsLinkPassword, LINK_PASSWORD_MAX_LENGTH, LINK_PASSWORD_MIN_LENGTH } from '../link-password.js';
+
+/** The OpenAPI schema of a `password` field of a request. */
+export const PASSWORD_SCHEMA = {
+  type: 'string',
+  minLength: LINK_PASSWORD_MIN_LENGTH,
+  maxLength: LINK_PASSWORD_MAX_LENGTH,
+  nullable: true,
+  writeOnly: true,
+} as const;
+
+/** The OpenAPI schema of a device target of a request. */
+export const DEVICE_URL_SCHEMA = { type: 'string', format: 'uri', nullable: true } as const;
 
 /** The OpenAPI schema of a `tags` field of a request. */
 export const TAGS_SCHEMA = {
@@ -53,6 +66,34 @@ export class CreateLinkDto {
   @ValidateIf((_, value) => value !== undefined)
   @IsTagList()
   tags?: string[];
+
+  /**
+   * A password people must enter before the short URL redirects them: 4 to 256 characters.
+   * Stored hashed (scrypt) and never returned; the link's `password_protected` says it has one.
+   * Needs an API token. `null` is the same as leaving it out.
+   * @example "open sesame"
+   */
+  @ApiPropertyOptional(PASSWORD_SCHEMA)
+  @IsLinkPassword()
+  password?: string | null;
+
+  /**
+   * Where iPhones, iPads and iPods go instead of `url` (same rules as `url`). `null` is the same
+   * as leaving it out: they go to `url`.
+   * @example "https://apps.apple.com/app/id123456789"
+   */
+  @ApiPropertyOptional(DEVICE_URL_SCHEMA)
+  @IsOptional()
+  ios_url?: string | null;
+
+  /**
+   * Where Android devices go instead of `url` (same rules as `url`). `null` is the same as
+   * leaving it out: they go to `url`.
+   * @example "https://play.google.com/store/apps/details?id=com.example.app"
+   */
+  @ApiPropertyOptional(DEVICE_URL_SCHEMA)
+  @IsOptional()
+  android_url?: string | null;
 }
 
 /**

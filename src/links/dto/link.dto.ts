@@ -31,7 +31,8 @@ export class LinkDto {
   created_at!: string;
 
   /**
-   * When the link was last changed: its target, expiry or tags (ISO 8601, UTC).
+   * When the link was last changed: its target, expiry, tags, password or device targets (ISO
+   * 8601, UTC).
    * @example "2026-11-21T10:00:00.000Z"
    */
   @ApiProperty({ format: 'date-time' })
@@ -59,6 +60,27 @@ export class LinkDto {
    */
   @ApiProperty({ type: [String] })
   tags!: string[];
+
+  /**
+   * Whether people must enter a password before the short URL redirects them (the password
+   * itself is never returned).
+   * @example false
+   */
+  password_protected!: boolean;
+
+  /**
+   * Where iPhones, iPads and iPods go instead of `url`; null: to `url`.
+   * @example null
+   */
+  @ApiProperty({ type: 'string', format: 'uri', nullable: true })
+  ios_url!: string | null;
+
+  /**
+   * Where Android devices go instead of `url`; null: to `url`.
+   * @example null
+   */
+  @ApiProperty({ type: 'string', format: 'uri', nullable: true })
+  android_url!: string | null;
 }
 
 /** One page of the caller's links, newest first. */

@@ -1,9 +1,13 @@
 import { ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
 import { IsOptional, IsString, ValidateIf } from 'class-validator';
 import { IsTagList } from '../link-tags.js';
-import { TAGS_SCHEMA } from './create-link.dto.js';
+import { IsLinkPassword } from '../link-password.js';
+import { DEVICE_URL_SCHEMA, PASSWORD_SCHEMA, TAGS_SCHEMA } from './create-link.dto.js';
 
-/** Body of `PUT /api/links/{code}`: the new target, expiry or tags, or any of them together. */
+/**
+ * Body of `PUT /api/links/{code}`: the new target, expiry, tags, password or device targets, or
+ * any of them together. A field left out keeps its value.
+ */
 @ApiSchema({ name: 'UpdateLinkRequest' })
 export class UpdateLinkDto {
   /**
@@ -32,4 +36,31 @@ export class UpdateLinkDto {
   @ValidateIf((_, value) => value !== undefined)
   @IsTagList()
   tags?: string[];
+
+  /**
+   * A new password (4 to 256 characters; stored hashed, never returned), or `null` to remove
+   * the one the link has. Left out: unchanged.
+   * @example "open sesame"
+   */
+  @ApiPropertyOptional(PASSWORD_SCHEMA)
+  @IsLinkPassword()
+  password?: string | null;
+
+  /**
+   * Where iPhones, iPads and iPods go from now on (same rules as `url`), or `null` to send them
+   * to `url`. Left out: unchanged.
+   * @example "https://apps.apple.com/app/id123456789"
+   */
+  @ApiPropertyOptional(DEVICE_URL_SCHEMA)
+  @IsOptional()
+  ios_url?: string | null;
+
+  /**
+   * Where Android devices go from now on (same rules as `url`), or `null` to send them to
+   * `url`. Left out: unchanged.
+   * @example "https://play.google.com/store/apps/details?id=com.example.app"
+   */
+  @ApiPropertyOptional(DEVICE_URL_SCHEMA)
+  @IsOptional()
+  android_url?: string | null;
 }

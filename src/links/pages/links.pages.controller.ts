@@ -20,7 +20,15 @@ import type { ActiveSession } from '../../auth/sessions/sessions.service.js';
 
 const PAGE_SIZE = 20;
 /** The link forms' fields, as the pages label them in messages. */
-const LINK_FIELDS = { url: 'The URL', custom_code: 'The custom code', expires_at: 'The expiry', tags: 'The tags' };
+const LINK_FIELDS = {
+  url: 'The URL',
+  custom_code: 'The custom code',
+  expires_at: 'The expiry',
+  tags: 'The tags',
+  ios_url: 'The iPhone and iPad URL',
+  android_url: 'The Android URL',
+};
+const PASSWORD_FIELDS = { password: 'The password' };
 
 /** The pages for links: the front page's anonymous form, the account's list, one link's page. */
 @PageController()
@@ -73,11 +81,13 @@ export class LinksPagesController {
     const url = field(form, 'url');
     const customCode = field(form, 'custom_code', 1000).trim();
     const expiresAt = field(form, 'expires_at', 100);
+    const tags = field(form, 'tags', 1000);
     try {
       const link = await this.links.create(session.accountId, {
         url,
         custom_code: customCode === '' ? undefined : customCode,
         expires_at: expiryFromForm(expiresAt),
+        tags: tagsFromForm(tags),
       });
       return reply.redirect(`/dashboard?created=${encodeURIComponent(link.code)}`, 303);
     } catch (error) {
@@ -85,7 +95,10 @@ export class LinksPagesController {
         reply,
         session,
         1,
-        { form: { url, custom_code: customCode, expires_at: expiresAt }, errors: formErrors(error, LINK_FIELDS) },
+        {
+          form: { url, custom_code: customCode, expires_at: expiresAt, tags },
+          errors: formErrors(error, LINK_FIELDS),
+        },
         400,
       );
     }
@@ -94,10 +107,7 @@ export class LinksPagesController {
   @Get('/dashboard/links/:code')
   async linkPage(@Res() reply: FastifyReply, @Param('code') code: string, @CurrentSession() session: ActiveSession) {
     const link = await this.links.get(session.accountId, code);
-    return this.renderLink(reply, session, link, {
-      form: { url: link.url, expires_at: expiryForForm(link.expires_at), tags: tagsForForm(link.tags) },
-      errors: {},
-    });
+    return this.renderLink(reply, session, link, { form: linkForm(link), errors: {} });
   }
 
   /** The link's QR code as an SVG file to download (the link page shows it inline). */
@@ -121,12 +131,16 @@ export class LinksPagesController {
     const url = field(form, 'url');
     const expiresAt = field(form, 'expires_at', 100);
     const tags = field(form, 'tags', 1000);
+    const iosUrl = field(form, 'ios_url');
+    const androidUrl = field(form, 'android_url');
     try {
       const current = await this.links.get(session.accountId, code);
       await this.links.update(session.accountId, code, {
         url,
         expires_at: expiryFromForm(expiresAt, current.expires_at),
         tags: tagsFromForm(tags, current.tags),
+        ios_url: deviceUrlFromForm(iosUrl, current.ios_url),
+        android_url: deviceUrlFromForm(androidUrl, current.android_url),
       });
       return reply.redirect(`/dashboard/links/${encodeURIComponent(code)}?saved=1`, 303);
     } catch (error) {
@@ -136,10 +150,44 @@ export class LinksPagesController {
         reply,
         session,
         link,
-        { form: { url, expires_at: expiresAt, tags }, errors: formErrors(error, LINK_FIELDS) },
+        {
+          form: { url, expires_at: expiresAt, tags, ios_url: iosUrl, android_url: androidUrl },
+          errors: formErrors(error, LINK_FIELDS),
+        },
         400,
       );
     }
+  }
+
+  /** Sets or changes the link's password (its own form: a password is never shown back). */
+  @Post('/dashboard/links/:code/password')
+  async setPassword(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @Param('code') code: string,
+    @CurrentSession() session: ActiveSession,
+  ) {
+    // Longer than any password may be, so that a longer one is refused, not cut to fit.
+    const password = field(request.body as Form, 'password', 1000);
+    try {
+      await this.links.update(session.accountId, code, { password });
+      return reply.redirect(`/dashboard/links/${encodeURIComponent(code)}?password=set`, 303);
+    } catch (error) {
+      if (error instanceof ApiError && error.errorName === 'not_found') throw error;
+      const link = await this.links.get(session.accountId, code);
+      const errors = formErrors(error, PASSWORD_FIELDS);
+      return this.renderLink(reply, session, link, { form: linkForm(link), errors }, 400);
+    }
+  }
+
+  @Post('/dashboard/links/:code/password/remove')
+  async removePassword(
+    @Res() reply: FastifyReply,
+    @Param('code') code: string,
+    @CurrentSession() session: ActiveSession,
+  ) {
+    await this.links.update(session.accountId, code, { password: null });
+    return reply.redirect(`/dashboard/links/${encodeURIComponent(code)}?password=removed`, 303);
   }
 
   @Post('/dashboard/links/:code/delete')
@@ -226,8 +274,30 @@ export class LinksPagesController {
         qr: await qrCodeSvg(link.short_url),
         expired: link.expires_at !== null && Date.parse(link.expires_at) <= Date.now(),
         saved: query.saved === '1',
+        passwordSaved: query.password === 'set' || query.password === 'removed' ? query.password : undefined,
       },
       status,
     );
   }
+}
+
+/** The link page's edit form, filled with the link as it is. */
+function linkForm(link: LinkDto): Form {
+  return {
+    url: link.url,
+    expires_at: expiryForForm(link.expires_at),
+    tags: tagsForForm(link.tags),
+    ios_url: link.ios_url ?? '',
+    android_url: link.android_url ?? '',
+  };
+}
+
+/**
+ * A device target field as the API's `ios_url`/`android_url`: undefined when it shows what the
+ * link has, null when emptied (the device goes to the URL), else the URL for the service to check.
+ */
+function deviceUrlFromForm(value: string, current: string | null): string | null | undefined {
+  const trimmed = value.trim();
+  if (trimmed === (current ?? '')) return undefined;
+  return trimmed === '' ? null : trimmed;
 }

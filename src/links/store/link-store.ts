@@ -14,6 +14,10 @@ export interface StoredLink {
   expiresAt: Date | null;
   /** Its tags, sorted (link_tags). */
   tags: string[];
+  /** Whether it has a password (its hash is read by the redirect only). */
+  passwordProtected: boolean;
+  iosUrl: string | null;
+  androidUrl: string | null;
 }
 
 /** What creating a link writes. */
@@ -27,6 +31,11 @@ export interface NewLink {
   clicks?: number;
   /** Tags as `parseTags` gives them (lower case, each once); written with the link or not at all. */
   tags?: string[];
+  /** The hash of its password (`hashLinkPassword`); absent or null: none. */
+  passwordHash?: string | null;
+  /** Device targets, normalised; absent or null: none. */
+  iosUrl?: string | null;
+  androidUrl?: string | null;
 }
 
 /** One page of links and the number of links the whole list has. */

@@ -20,6 +20,9 @@ interface LinkRow {
   expiresAt: number | null;
   /** Sorted; `{}` (an empty array) for none. */
   tags: string[];
+  passwordProtected: boolean;
+  iosUrl: string | null;
+  androidUrl: string | null;
 }
 
 function toStoredLink(row: LinkRow): StoredLink {
@@ -33,6 +36,9 @@ function toStoredLink(row: LinkRow): StoredLink {
     updatedAt: new Date(row.updatedAt),
     expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
     tags: row.tags,
+    passwordProtected: row.passwordProtected,
+    iosUrl: row.iosUrl,
+    androidUrl: row.androidUrl,
   };
 }
 
@@ -44,7 +50,8 @@ function toStoredLink(row: LinkRow): StoredLink {
 const LINK_COLUMNS = `l.code, l.url, l.account_id AS "accountId", l.clicks, l.clicks_through_batch AS "clicksThroughBatch",
   (extract(epoch FROM l.created_at) * 1000)::float8 AS "createdAt",
   (extract(epoch FROM l.updated_at) * 1000)::float8 AS "updatedAt",
-  (extract(epoch FROM l.expires_at) * 1000)::float8 AS "expiresAt"`;
+  (extract(epoch FROM l.expires_at) * 1000)::float8 AS "expiresAt",
+  l.password_hash IS NOT NULL AS "passwordProtected", l.ios_url AS "iosUrl", l.android_url AS "androidUrl"`;
 
 /**
  * The tags of the link `page.code`, one index read of link_tags' primary key per link. Asked in
@@ -56,17 +63,22 @@ const TAGS = 'ARRAY(SELECT t.tag FROM link_tags t WHERE t.code = page.code ORDER
 const PAGE_ORDER = 'ORDER BY page."createdAt" DESC, page.code ASC';
 const MATCHES = "(l.code ILIKE $2 ESCAPE '\\' OR l.url ILIKE $2 ESCAPE '\\')";
 
-const INSERT_LINK = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
-  VALUES ($1, $2, $3, 0, $4, $4, $5) ON CONFLICT ("code") DO NOTHING`;
+const INSERT_LINK = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at",
+    "password_hash", "ios_url", "android_url")
+  VALUES ($1, $2, $3, 0, $4, $4, $5, $6, $7, $8) ON CONFLICT ("code") DO NOTHING`;
 
 /**
- * Links as `unnest` arrays (code, url, account, expiry, creation, clicks) and $7 the time now,
- * inserted unless their code exists; `inserted` is the rows written.
+ * Links as `unnest` arrays (code, url, account, expiry, creation, clicks, password hash, iOS and
+ * Android targets) and $7 the time now, inserted unless their code exists; `inserted` is the
+ * rows written.
  */
-const INSERT_LINKS = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
-  SELECT code, url, account_id, COALESCE(clicks, 0), COALESCE(created_at, $7), $7, expires_at
-  FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamp(3)[], $5::timestamp(3)[], $6::int[])
-    AS t(code, url, account_id, expires_at, created_at, clicks)
+const INSERT_LINKS = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at",
+    "password_hash", "ios_url", "android_url")
+  SELECT code, url, account_id, COALESCE(clicks, 0), COALESCE(created_at, $7), $7, expires_at,
+    password_hash, ios_url, android_url
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamp(3)[], $5::timestamp(3)[], $6::int[],
+      $8::text[], $9::text[], $10::text[])
+    AS t(code, url, account_id, expires_at, created_at, clicks, password_hash, ios_url, android_url)
   ON CONFLICT ("code") DO NOTHING RETURNING "code", "account_id", "created_at"`;
 
 /**
@@ -93,6 +105,9 @@ export class PostgresLinkStore extends LinkStore {
       link.accountId,
       now.toISOString(),
       link.expiresAt?.toISOString() ?? null,
+      link.passwordHash ?? null,
+      link.iosUrl ?? null,
+      link.androidUrl ?? null,
     ];
     const tagged = Boolean(link.tags?.length);
     if (!tagged && !messages) {
@@ -139,15 +154,15 @@ export class PostgresLinkStore extends LinkStore {
       text: `WITH inserted AS (${INSERT_LINKS}),
         tagged AS (INSERT INTO "link_tags" ("code", "tag", "account_id", "created_at")
           SELECT inserted.code, t.tag, inserted.account_id, inserted.created_at
-          FROM unnest($8::text[], $9::text[]) AS t(code, tag) JOIN inserted ON inserted.code = t.code)${
+          FROM unnest($11::text[], $12::text[]) AS t(code, tag) JOIN inserted ON inserted.code = t.code)${
             messages
               ? `, messages AS (
             INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
-            SELECT ${POSTGRES_NEW_UUID}, e.id, ${POSTGRES_NEW_MESSAGE_ID}, $10, b.body, 'pending', 0, $7, $7
+            SELECT ${POSTGRES_NEW_UUID}, e.id, ${POSTGRES_NEW_MESSAGE_ID}, $13, b.body, 'pending', 0, $7, $7
             FROM inserted i
-            JOIN unnest($11::text[], $12::text[]) AS b(code, body) ON b.code = i.code
+            JOIN unnest($14::text[], $15::text[]) AS b(code, body) ON b.code = i.code
             CROSS JOIN "webhook_endpoints" e
-            WHERE e.account_id = $13 AND e.disabled_at IS NULL AND e.events LIKE $14
+            WHERE e.account_id = $16 AND e.disabled_at IS NULL AND e.events LIKE $17
           )`
               : ''
           }
@@ -160,6 +175,9 @@ export class PostgresLinkStore extends LinkStore {
         links.map((link) => link.createdAt?.toISOString() ?? null),
         links.map((link) => link.clicks ?? null),
         now.toISOString(),
+        links.map((link) => link.passwordHash ?? null),
+        links.map((link) => link.iosUrl ?? null),
+        links.map((link) => link.androidUrl ?? null),
         tagged.map(([code]) => code),
         tagged.map(([, tag]) => tag),
         ...(messages

@@ -26,14 +26,27 @@ type LinkTuple = [
   createdAt: string,
   updatedAt: string,
   expiresAt: string | null,
+  passwordProtected: 0 | 1,
+  iosUrl: string | null,
+  androidUrl: string | null,
   tags: string | null,
 ];
 
 /** A LinkTuple's link (a longer row, e.g. with the search's total after it, reads the same). */
-function toStoredLink([code, url, accountId, clicks, clicksThroughBatch, createdAt, updatedAt, expiresAt, tags]: [
-  ...LinkTuple,
-  ...unknown[],
-]): StoredLink {
+function toStoredLink([
+  code,
+  url,
+  accountId,
+  clicks,
+  clicksThroughBatch,
+  createdAt,
+  updatedAt,
+  expiresAt,
+  passwordProtected,
+  iosUrl,
+  androidUrl,
+  tags,
+]: [...LinkTuple, ...unknown[]]): StoredLink {
   return {
     code,
     url,
@@ -45,15 +58,24 @@ function toStoredLink([code, url, accountId, clicks, clicksThroughBatch, created
     expiresAt: expiresAt === null ? null : new Date(expiresAt),
     // Tags are made of [a-z0-9-]: a space cannot be in one.
     tags: tags === null ? [] : tags.split(' ').sort(),
+    passwordProtected: passwordProtected === 1,
+    iosUrl,
+    androidUrl,
   };
 }
 
-/** Rows per multi-row INSERT: 7 parameters each, far below SQLite's 32,766-variable limit. */
+/** Where a search's total is in its row: after the LinkTuple. */
+const SEARCH_TOTAL = 12;
+
+/** Rows per multi-row INSERT: 10 parameters each, far below SQLite's 32,766-variable limit. */
 const INSERT_BATCH = 500;
 
-/** The columns of a LinkTuple but its tags, from the links aliased `l` in every list statement. */
+/** The stored columns a LinkTuple is made of, from the links aliased `l` in every list statement. */
+const STORED_COLUMNS =
+  'l.code, l.url, l.account_id, l.clicks, l.clicks_through_batch, l.created_at, l.updated_at, l.expires_at, l.password_hash, l.ios_url, l.android_url';
+/** The columns of a LinkTuple but its tags: the stored ones, the password's hash only as whether there is one. */
 const LINK_COLUMNS =
-  'l.code, l.url, l.account_id, l.clicks, l.clicks_through_batch, l.created_at, l.updated_at, l.expires_at';
+  'l.code, l.url, l.account_id, l.clicks, l.clicks_through_batch, l.created_at, l.updated_at, l.expires_at, l.password_hash IS NOT NULL, l.ios_url, l.android_url';
 /**
  * The link's tags, one index read of link_tags' primary key per link. Evaluated for the page's
  * rows only: for a search it is asked outside the window count (which reads every match).
@@ -66,8 +88,9 @@ const MATCHES = "(l.code LIKE ? ESCAPE '\\' OR l.url LIKE ? ESCAPE '\\')";
 const TAGGED = 'link_tags tagged JOIN links l ON l.code = tagged.code WHERE tagged.account_id = ? AND tagged.tag = ?';
 
 /** Creating a link: nothing when its code is taken. */
-const INSERT_LINK = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at")
-  VALUES (?, ?, ?, 0, ?, ?, ?) ON CONFLICT ("code") DO NOTHING`;
+const INSERT_LINK = `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at", "updated_at", "expires_at",
+    "password_hash", "ios_url", "android_url")
+  VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, ?) ON CONFLICT ("code") DO NOTHING`;
 /**
  * A link's tags (a JSON array), when the statement just before (INSERT_LINK, or a row of a bulk
  * insert) inserted the link: `changes()` is what that statement changed (0 when the code was
@@ -78,9 +101,9 @@ const INSERT_TAGS_OF_INSERTED = `INSERT INTO "link_tags" ("code", "tag", "accoun
   SELECT l.code, j.value, l.account_id, l.created_at FROM "links" l, json_each(?) j
   WHERE l.code = ? AND (SELECT changes()) = 1`;
 /** One row of a bulk insert (see `insertBatch`). */
-const BULK_ROW = '(?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX("id"), 0) FROM "click_batches"))';
+const BULK_ROW = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX("id"), 0) FROM "click_batches"))';
 const BULK_INSERT = (rows: number) => `INSERT INTO "links" ("code", "url", "account_id", "clicks", "created_at",
-    "updated_at", "expires_at", "clicks_through_batch")
+    "updated_at", "expires_at", "password_hash", "ios_url", "android_url", "clicks_through_batch")
   VALUES ${Array.from({ length: rows }, () => BULK_ROW).join(', ')}
   ON CONFLICT ("code") DO NOTHING`;
 
@@ -159,6 +182,9 @@ export class SqliteLinkStore extends LinkStore {
       at,
       at,
       link.expiresAt ? toSqliteDateTime(link.expiresAt) : null,
+      link.passwordHash ?? null,
+      link.iosUrl ?? null,
+      link.androidUrl ?? null,
     ];
     if (link.tags?.length) {
       // The tags' statement reads `changes()` of the link's INSERT, so it comes right after it;
@@ -317,7 +343,7 @@ export class SqliteLinkStore extends LinkStore {
       tag === undefined ? ['links l WHERE l.account_id = ?', [accountId]] : [TAGGED, [accountId, tag]];
     const rows = this.sqlite.reader.tuples<[...LinkTuple, total: number]>(
       `SELECT ${LINK_COLUMNS}, ${TAGS}, l.total FROM (
-        SELECT ${LINK_COLUMNS}, count(*) OVER () AS total FROM ${from} AND ${MATCHES} ${PAGE}) l
+        SELECT ${STORED_COLUMNS}, count(*) OVER () AS total FROM ${from} AND ${MATCHES} ${PAGE}) l
       ${NEWEST_FIRST}`,
       ...filter,
       pattern,
@@ -325,7 +351,9 @@ export class SqliteLinkStore extends LinkStore {
       limit,
       offset,
     );
-    if (rows.length > 0) return Promise.resolve({ links: rows.map((row) => toStoredLink(row)), total: rows[0][9] });
+    if (rows.length > 0) {
+      return Promise.resolve({ links: rows.map((row) => toStoredLink(row)), total: rows[0][SEARCH_TOTAL] });
+    }
     const counted = this.sqlite.reader.get<{ total: number }>(
       `SELECT count(*) AS total FROM ${from} AND ${MATCHES}`,
       ...filter,
@@ -346,5 +374,8 @@ function bulkRow(link: NewLink, at: string): unknown[] {
     link.createdAt ? toSqliteDateTime(link.createdAt) : at,
     at,
     link.expiresAt ? toSqliteDateTime(link.expiresAt) : null,
+    link.passwordHash ?? null,
+    link.iosUrl ?? null,
+    link.androidUrl ?? null,
   ];
 }

@@ -6,9 +6,22 @@ import { escapeFormula } from './csv-formulas.js';
 
 /**
  * The export's columns: what `shortlink links import` reads back. `tags` holds a link's tags
- * separated by single spaces (a tag has none), empty for none.
+ * separated by single spaces (a tag has none), empty for none; `ios_url` and `android_url` are
+ * empty when unset. `password_protected` is `true` or `false`: a password is stored only as a
+ * hash, which is not exported, so the import refuses a protected link's row rather than make it
+ * open to anyone.
  */
-export const EXPORT_COLUMNS = ['code', 'url', 'created_at', 'clicks', 'expires_at', 'tags'];
+export const EXPORT_COLUMNS = [
+  'code',
+  'url',
+  'created_at',
+  'clicks',
+  'expires_at',
+  'tags',
+  'ios_url',
+  'android_url',
+  'password_protected',
+];
 
 /**
  * Writes an account's links as CSV (header row, then one link per row, oldest first), streaming
@@ -21,7 +34,17 @@ export async function exportLinksCsv(links: LinksService, accountId: string, out
     for await (const page of links.pagesForExport(accountId)) {
       for (const link of page) {
         rows++;
-        yield [link.code, link.url, link.created_at, link.clicks, link.expires_at ?? '', link.tags.join(' ')];
+        yield [
+          link.code,
+          link.url,
+          link.created_at,
+          link.clicks,
+          link.expires_at ?? '',
+          link.tags.join(' '),
+          link.ios_url ?? '',
+          link.android_url ?? '',
+          String(link.password_protected),
+        ];
       }
     }
   }

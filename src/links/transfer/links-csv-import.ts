@@ -6,8 +6,8 @@ import { unescapeFormula } from './csv-formulas.js';
 /**
  * Header names of the target URL and the code in the exports of the shorteners people move from
  * (Bitly: long_url; YOURLS: keyword, url; Shlink: shortCode, longUrl; Kutt: target), compared
- * without regard to case. Our own export's `created_at`, `clicks`, `expires_at` and `tags` come
- * along (Shlink's `tags` too).
+ * without regard to case. Our own export's `created_at`, `clicks`, `expires_at`, `tags`,
+ * `ios_url` and `android_url` come along (Shlink's `tags` too).
  */
 export const URL_COLUMNS = ['url', 'long_url', 'longurl', 'target', 'original_url'];
 export const CODE_COLUMNS = ['code', 'keyword', 'shortcode', 'short_code', 'custom_code'];
@@ -81,7 +81,8 @@ export async function importLinksCsv(
   input.pipe(parser);
 
   let columns:
-    | { url: number; code: number; createdAt: number; clicks: number; expiresAt: number; tags: number }
+    | (Record<'url' | 'code' | 'createdAt' | 'clicks' | 'expiresAt' | 'tags', number> &
+        Record<'iosUrl' | 'androidUrl' | 'passwordProtected', number>)
     | undefined;
   let batch: PendingRow[] = [];
   const flush = async () => {
@@ -119,6 +120,9 @@ export async function importLinksCsv(
         clicks: find(['clicks']),
         expiresAt: find(['expires_at']),
         tags: find(['tags']),
+        iosUrl: find(['ios_url']),
+        androidUrl: find(['android_url']),
+        passwordProtected: find(['password_protected']),
       };
       continue;
     }
@@ -132,6 +136,16 @@ export async function importLinksCsv(
     // Tags that break the rules (or more than 10) make the row invalid, as they would a creation.
     const tags = value(columns.tags).split(TAG_SEPARATORS).filter(Boolean);
     if (tags.length > 0) item.tags = tags;
+    if (value(columns.iosUrl) !== '') item.ios_url = value(columns.iosUrl);
+    if (value(columns.androidUrl) !== '') item.android_url = value(columns.androidUrl);
+    // Imported without its password, a protected link would open for anyone: it is left out.
+    if (value(columns.passwordProtected).toLowerCase() === 'true') {
+      invalid(
+        info.lines,
+        'the link is password-protected, and its password is not in the export (only a hash is stored): add it with the API or the dashboard and set its password',
+      );
+      continue;
+    }
     batch.push({ line: info.lines, item });
     if (batch.length >= IMPORT_BATCH) await flush();
   }

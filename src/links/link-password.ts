@@ -1,0 +1,58 @@
+import { ValidateBy, type ValidationOptions } from 'class-validator';
+import { ApiError } from '../common/errors/api-error.js';
+import { hashPassword } from '../accounts/passwords.js';
+
+/** A link's password: 4 to 256 characters (the contract). */
+export const LINK_PASSWORD_MIN_LENGTH = 4;
+export const LINK_PASSWORD_MAX_LENGTH = 256;
+
+/**
+ * Distinct passwords one bulk call may hash. Each hash is scrypt as for account passwords
+ * (about 128 MiB and a few hundred milliseconds of CPU, on purpose); links of one call that share
+ * a password share its hash, so a campaign of 1,000 links behind one password costs one.
+ */
+export const MAX_BULK_PASSWORDS = 10;
+
+/**
+ * The stored form of a link's password: hashed as account passwords are (scrypt, OWASP's
+ * parameters, a salt each: src/accounts/passwords.ts).
+ */
+export function hashLinkPassword(password: string): Promise<string> {
+  return hashPassword(password);
+}
+
+/**
+ * `password` as sent: undefined when absent (unchanged), null for `null` (none; on update it
+ * removes the link's), else the password. Refused with 400 `validation_failed` naming the field:
+ * anything but a string of 4 to 256 characters.
+ */
+export function parsePassword(input: unknown, field = 'password'): string | null | undefined {
+  if (input === undefined || input === null) return input;
+  const problem = passwordProblem(input, field);
+  if (problem !== undefined) throw ApiError.validationFailed(problem, [{ field, message: problem }]);
+  return input as string;
+}
+
+/** Why `input` (not null) cannot be a link's password, as a message naming `field`; undefined when it can. */
+export function passwordProblem(input: unknown, field = 'password'): string | undefined {
+  if (typeof input !== 'string') return `${field} must be a string (or null for none)`;
+  if (input.length < LINK_PASSWORD_MIN_LENGTH)
+    return `${field} must be at least ${LINK_PASSWORD_MIN_LENGTH} characters long`;
+  if (input.length > LINK_PASSWORD_MAX_LENGTH)
+    return `${field} must be at most ${LINK_PASSWORD_MAX_LENGTH} characters long`;
+  return undefined;
+}
+
+/** The DTO check of a `password` field: `passwordProblem`'s one message, or none for null. */
+export function IsLinkPassword(options?: ValidationOptions): PropertyDecorator {
+  return ValidateBy(
+    {
+      name: 'isLinkPassword',
+      validator: {
+        validate: (value: unknown) => value === undefined || value === null || passwordProblem(value) === undefined,
+        defaultMessage: (args) => passwordProblem(args?.value, args?.property) ?? '',
+      },
+    },
+    options,
+  );
+}
