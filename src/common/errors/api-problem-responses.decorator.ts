@@ -189,6 +189,24 @@ export function ApiProblemResponses(...names: ErrorName[]): MethodDecorator & Cl
   );
 }
 
+/** What every operation that takes a token can answer: the token, its scope, the rate limit, the database. */
+const TOKEN_ERRORS: ErrorName[] = ['unauthorized', 'forbidden', 'rate_limited', 'service_unavailable'];
+/** And every one that takes a JSON body. */
+const BODY_ERRORS: ErrorName[] = ['validation_failed', 'invalid_json', 'payload_too_large', 'unsupported_media_type'];
+
+/**
+ * `ApiProblemResponses` for an operation that takes a token: its own errors, then TOKEN_ERRORS.
+ * (A status's reasons are described in the order given, so its own come first, as they would.)
+ */
+export function ApiTokenProblems(...own: ErrorName[]): MethodDecorator & ClassDecorator {
+  return ApiProblemResponses(...own, ...TOKEN_ERRORS);
+}
+
+/** The same for an operation with a JSON body: its own errors, then BODY_ERRORS and TOKEN_ERRORS. */
+export function ApiTokenBodyProblems(...own: ErrorName[]): MethodDecorator & ClassDecorator {
+  return ApiProblemResponses(...own, ...BODY_ERRORS, ...TOKEN_ERRORS);
+}
+
 /**
  * The same for the plain-text endpoint (`GET /api/s`), whose errors are `error: <name>` bodies
  * in `text/plain`.
