@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { seededCode, spreadIndexes } from './lib/codes.mjs';
 import { drive } from './lib/load.mjs';
@@ -27,6 +28,7 @@ import {
   waitForHttp,
 } from './lib/processes.mjs';
 import {
+  addAccount,
   BENCH_TAG,
   BENCH_TENTH_TAG,
   CLICK_HISTORY_DAYS,
@@ -62,6 +64,20 @@ const BULK_ITEMS = 1000;
  * like the other budgets: its rows are too short for the heap to reach its working size.
  */
 const MEMORY_BUDGET = { links: 100_000, peakMiB: 200 };
+/** The webhook scenarios' instance: its receiver is on loopback. */
+const WEBHOOK_SERVICE_ENV = { WEBHOOK_ALLOW_PRIVATE: 'true' };
+/** Issue 32: creating links with one endpoint subscribed costs at most this × without (service CPU). */
+const WEBHOOK_CPU_TARGET = 1.1;
+/** The drain scenario: this many pending messages delivered to a local receiver within DRAIN_TARGET_MS. */
+const DRAIN_MESSAGES = 1000;
+const DRAIN_TARGET_MS = 10_000;
+/** After a load, the requests autocannon left under way are answered within this long. */
+const QUIET_MS = 50;
+/** The webhook scenario's two rows. */
+const WEBHOOK_ROWS = {
+  without: 'create with a token, no webhook',
+  with: 'create with a token, one webhook',
+};
 /** Limits high enough never to trigger: the benchmark measures the work, not the 429s. */
 const UNLIMITED_ENV = { RATE_LIMIT_ANONYMOUS: '1000000000', RATE_LIMIT_TOKEN: '1000000000' };
 
@@ -75,14 +91,17 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] 
   --runs R           repeat each measurement R times and report the median (default 1)
   --postgres         also benchmark the service on PostgreSQL (BENCH_POSTGRES_URL, default
                      ${POSTGRES_ADMIN_URL})
-  --scenarios LIST   subset of: hit,miss,create,quick,bulk,list,search,tag,tagsearch,page,pagesearch,clicks,overview
-                     (default all)
+  --scenarios LIST   subset of: hit,miss,create,quick,bulk,list,search,tag,tagsearch,page,pagesearch,clicks,overview,
+                     webhooks,drain (default all)
   --owned N          links of the benchmark account, which list and search page through
                      (default 10000, at most --links)
   --before DIR       a checkout of an earlier build (with its dist/): every scenario then also
                      runs against it, on a database of its own seeded alike, interleaved (for a
                      build whose API lacks a scenario, leave it out with --scenarios)
   --log-level L      LOG_LEVEL of the service (default info, as in production)
+  --cpu-prof DIR     run every service instance with node --cpu-prof: a .cpuprofile per thread
+                     in DIR when it stops (open in Chrome DevTools; the figures then include
+                     the profiler's own cost)
   --smoke            CI check that the benchmark works: 500 and 1000 links, 1 s per scenario, 10 connections
   --help             this text`;
 
@@ -100,6 +119,8 @@ const SCENARIOS = {
   pagesearch: 'dashboard links page, searching',
   clicks: 'link clicks (366 days)',
   overview: 'account clicks (30 days)',
+  webhooks: 'create with a token, one webhook vs none',
+  drain: '1,000 pending webhook messages delivered',
 };
 
 function readOptions() {
@@ -116,6 +137,7 @@ function readOptions() {
       smoke: { type: 'boolean', default: false },
       owned: { type: 'string' },
       before: { type: 'string' },
+      'cpu-prof': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -147,6 +169,7 @@ function readOptions() {
     logLevel: values['log-level'] ?? 'info',
     owned: number('owned', OWNED_LINKS, 0),
     before: values.before ? resolve(values.before) : undefined,
+    cpuProf: values['cpu-prof'] ? resolve(values['cpu-prof']) : undefined,
     smoke,
   };
 }
@@ -157,18 +180,22 @@ const log = (message) => process.stderr.write(`${message}\n`);
  * Measures one load against several targets `runs` times, interleaved (A B C, C B A, A B C, …) so
  * that a change in the machine's load hits every target alike and the ratios stay meaningful. Each
  * target is warmed up first; each keeps its run with the median throughput, and the peak RSS
- * of all its runs. A target with a `load` of its own is driven with it instead of `load`.
- * @param {{ name: string, port: number, pid: number, load?: any }[]} targets
+ * of all its runs. A target with a `load` of its own is driven with it instead of `load`. A target
+ * with a `settle` is given it after each load, before its CPU is read: work the requests left
+ * behind (webhook deliveries) is then counted with them, and not in the next target's run.
+ * @param {{ name: string, port: number, pid: number, load?: any, settle?: (result: any) => Promise<void> }[]} targets
  */
 async function measureInterleaved(options, targets, load, connections) {
   const loadOf = (target) => target.load ?? load;
   const results = targets.map(() => ({ runs: /** @type {any[]} */ ([]), warmup: /** @type {any} */ (undefined) }));
   for (const [i, target] of targets.entries()) {
-    if (options.warmup > 0)
+    if (options.warmup > 0) {
       results[i].warmup = await drive(`http://127.0.0.1:${target.port}`, loadOf(target), {
         connections,
         duration: options.warmup,
       });
+      await target.settle?.(results[i].warmup);
+    }
   }
   for (let run = 0; run < options.runs; run++) {
     // Every other run goes in reverse order (A B C, C B A, …), so no target always runs first,
@@ -182,8 +209,11 @@ async function measureInterleaved(options, targets, load, connections) {
         connections,
         duration: options.duration,
       });
+      const settleStarted = Date.now();
+      await target.settle?.(result);
+      const settleMs = target.settle ? Date.now() - settleStarted : undefined;
       const cpu = cpuPerRequest(cpuBefore, cpuReading(target), result.answered);
-      results[i].runs.push({ ...result, rss: rss.stop(), cpu });
+      results[i].runs.push({ ...result, rss: rss.stop(), cpu, settleMs });
       const { exitCode, signalCode } = target.proc.child;
       if (exitCode !== null || signalCode !== null) {
         throw new Error(
@@ -202,6 +232,10 @@ async function measureInterleaved(options, targets, load, connections) {
       cpu: { serviceUs: cpuMedian('service'), databaseUs: cpuMedian('database') },
       rss: { peakMiB: peaks.length ? Math.max(...peaks) : null, endMiB: runs.at(-1).rss.endMiB },
       runs: runs.map((r) => r.requestsPerSecond),
+      // Each run's figures in the order measured, for the spread between rounds.
+      cpuRuns: runs.map((r) => r.cpu?.service ?? null),
+      databaseCpuRuns: runs.map((r) => r.cpu?.database ?? null),
+      settleMs: runs.map((r) => r.settleMs ?? null),
       statusCodesIncludingWarmup: mergeCounts([warmup?.statusCodes ?? {}, ...runs.map((r) => r.statusCodes)]),
     };
   });
@@ -270,13 +304,18 @@ async function startBaselines(links) {
     const proc = startProcess(name, [join(ROOT, 'bench', 'baselines', script), String(port), String(links)], {
       stdout: 'pipe',
     });
-    await new Promise((resolveReady, reject) => {
-      proc.child.stdout?.on('data', (chunk) => String(chunk).includes('listening') && resolveReady(undefined));
-      void proc.exited.then(() => reject(new Error(`${name} baseline exited:\n${proc.stderr()}`)));
-    });
+    await announced(proc);
     baselines.push({ name, port, pid: proc.pid, proc });
   }
   return baselines;
+}
+
+/** Resolves once a process started with `stdout: 'pipe'` says it is listening (baselines, the receiver). */
+function announced(proc) {
+  return new Promise((resolveReady, reject) => {
+    proc.child.stdout?.on('data', (chunk) => String(chunk).includes('listening') && resolveReady(undefined));
+    void proc.exited.then(() => reject(new Error(`${proc.name} exited:\n${proc.stderr()}`)));
+  });
 }
 
 /**
@@ -344,7 +383,9 @@ async function startService(options, database, extraEnv = {}, root = ROOT) {
     ...UNLIMITED_ENV,
     ...extraEnv,
   };
-  const proc = startProcess('shortlink', [join(root, 'dist', 'src', 'main.js')], { cwd: root, env });
+  // --cpu-prof: V8 writes a profile per thread (the event loop, SQLite's writer) when it exits.
+  const profile = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProf}`] : [];
+  const proc = startProcess('shortlink', [...profile, join(root, 'dist', 'src', 'main.js')], { cwd: root, env });
   await waitForHttp(proc, `http://127.0.0.1:${port}/health`);
   return { name: 'shortlink', proc, port, pid: proc.pid, env: extraEnv, postgresDatabase: database.postgresDatabase };
 }
@@ -421,6 +462,9 @@ async function runGroup(options, kind, links, report) {
         detail: `${redirects} redirects answered, ${counted} clicks in the database after SIGTERM`,
       });
     }
+
+    if (options.scenarios.has('webhooks') || options.scenarios.has('drain'))
+      await runWebhooks(options, kind, database, report, group);
 
     // Instance 2: uncached redirects, then the API. Killed with SIGKILL, after which every
     // acknowledged link must still be in the database.
@@ -627,6 +671,209 @@ async function runGroup(options, kind, links, report) {
     for (const baseline of baselines) await baseline.proc.stop();
     await database.drop();
   }
+}
+
+/**
+ * Instance 3, webhooks (issue 32's target: creating links with one endpoint subscribed costs at
+ * most WEBHOOK_CPU_TARGET × creating them without). Two accounts of their own, each with a token:
+ * one with an endpoint subscribed to `link.created` that posts to a local receiver (a process of
+ * its own answering 204), one with none. Their creations are measured interleaved on one
+ * instance, so both share the instance and the machine's drift. After each round of the account
+ * with the endpoint, the runner waits until the receiver has every message of the links created
+ * so far: the deliveries' CPU is counted in that round, never in the next one. Then `drain`:
+ * 1,000 links created in one bulk call, whose 1,000 messages are pending when it answers, timed
+ * until the receiver has them all. With --before, the build before does the same beside this
+ * one (an instance on a database of its own), every round interleaved with this build's.
+ */
+async function runWebhooks(options, kind, database, report, group) {
+  const receiverPort = await freePort();
+  const receiverScript = join(ROOT, 'bench', 'baselines', 'webhook-receiver.mjs');
+  const receiver = startProcess('webhook receiver', [receiverScript, String(receiverPort)], { stdout: 'pipe' });
+  const builds = [];
+  try {
+    await announced(receiver);
+    builds.push(await startWebhookBuild(options, kind, database, receiverPort, 'shortlink', ROOT));
+    if (options.before) {
+      const own = await prepareBenchDatabase(kind, 1000, benchAccount(), 0, options.before);
+      builds.push({
+        ...(await startWebhookBuild(options, kind, own, receiverPort, 'shortlink (before)', options.before)),
+        drop: own.drop,
+      });
+    }
+    if (options.scenarios.has('webhooks')) {
+      const targets = builds.flatMap((build) => [
+        { ...build.service, name: build.name, load: build.createAs(build.plain) },
+        {
+          ...build.service,
+          name: build.name,
+          load: build.createAs(build.hooked),
+          settle: async () => void (await build.deliveredUpTo(await build.hookedLinks())),
+        },
+      ]);
+      log(`  ${SCENARIOS.webhooks}: ${builds.map((b) => b.name).join(', ')}, the two accounts interleaved (${kind})`);
+      const results = await measureInterleaved(options, targets, undefined, API_CONNECTIONS);
+      for (const [b, build] of builds.entries()) {
+        const [without, withHook] = results.slice(2 * b, 2 * b + 2);
+        [without, withHook].forEach((result, i) =>
+          report.row({
+            ...group,
+            group: kind,
+            target: build.name,
+            scenario: i === 0 ? WEBHOOK_ROWS.without : WEBHOOK_ROWS.with,
+            expected: '201',
+            result,
+            note: i === 1 ? 'link.created, delivered to a local receiver' : undefined,
+          }),
+        );
+        const links = await build.hookedLinks();
+        const final = await build.counts();
+        report.check({
+          ...group,
+          name: `${build.name}: every webhook message delivered, once`,
+          ok: final.distinct === links && final.received === final.distinct,
+          detail: `${links} links created with the webhook, ${final.distinct} messages received (${final.received - final.distinct} more than once)`,
+        });
+        if (without.cpu.serviceUs === null || withHook.cpu.serviceUs === null) continue;
+        const ratio = withHook.cpu.serviceUs / without.cpu.serviceUs;
+        // Rounds are paired as measured (the two accounts one after the other): each pair's ratio.
+        const rounds = withHook.cpuRuns.map((cpu, i) =>
+          cpu === null || !without.cpuRuns[i] ? null : cpu / without.cpuRuns[i],
+        );
+        const list = (values, digits = 0) => values.map((v) => (v === null ? '—' : v.toFixed(digits))).join(', ');
+        const postgres =
+          without.cpu.databaseUs !== null && withHook.cpu.databaseUs !== null
+            ? `; PostgreSQL's + ${Math.round(without.cpu.databaseUs)} / + ${Math.round(withHook.cpu.databaseUs)} µs (rounds ${list(without.databaseCpuRuns)} / ${list(withHook.databaseCpuRuns)}), service and database ${(totalCpu(withHook) / totalCpu(without)).toFixed(2)} ×`
+            : '';
+        const name = `creation with one webhook ≤ ${WEBHOOK_CPU_TARGET.toFixed(2)} × without (service CPU per created link)`;
+        report.check({
+          ...group,
+          name: b === 0 ? name : `${build.name}: ${name}`,
+          // The build before is reported, not judged.
+          ...(b === 0 ? targetCheck(options, ratio <= WEBHOOK_CPU_TARGET) : { ok: true }),
+          detail: `${Math.round(withHook.cpu.serviceUs)} µs against ${Math.round(without.cpu.serviceUs)} µs: ${ratio.toFixed(2)} × (rounds: ${list(withHook.cpuRuns)} against ${list(without.cpuRuns)} µs, ${list(rounds, 2)} ×)${postgres}; deliveries all in ${list(withHook.settleMs)} ms after each round`,
+          ratio,
+          rounds,
+        });
+      }
+    }
+    if (options.scenarios.has('drain')) {
+      log(`  ${SCENARIOS.drain}: ${builds.map((b) => b.name).join(', ')} (${kind})`);
+      const figures = builds.map(() => ({ times: /** @type {number[]} */ ([]), cpu: /** @type {number[]} */ ([]) }));
+      for (let run = 0; run < options.runs; run++) {
+        const order = [...builds.entries()];
+        if (run % 2 === 1) order.reverse();
+        for (const [b, build] of order) {
+          const { ms, cpuPerMessage } = await build.drain(`${run}`);
+          figures[b].times.push(ms);
+          if (cpuPerMessage !== null) figures[b].cpu.push(cpuPerMessage);
+        }
+      }
+      for (const [b, build] of builds.entries()) {
+        const { times, cpu } = figures[b];
+        const name = `${DRAIN_MESSAGES.toLocaleString('en')} pending webhook messages delivered in < ${DRAIN_TARGET_MS / 1000} s`;
+        report.check({
+          ...group,
+          name: b === 0 ? name : `${build.name}: ${name}`,
+          ...(b === 0 ? targetCheck(options, Math.max(...times) < DRAIN_TARGET_MS) : { ok: true }),
+          detail: `${times.map((ms) => `${(ms / 1000).toFixed(2)} s`).join(', ')} (${cpu.map((us) => Math.round(us)).join(', ')} µs of service CPU per message)`,
+          drainMs: times,
+          cpuPerMessageUs: cpu,
+        });
+      }
+    }
+  } finally {
+    for (const build of builds) {
+      await build.service.proc.stop('SIGTERM');
+      await build.drop?.();
+    }
+    await receiver.stop();
+  }
+}
+
+/**
+ * One build's side of the webhook scenarios: its instance on `database`, its two accounts (one
+ * with an endpoint posting to the receiver at a path of its own), and what the runner asks of
+ * them.
+ */
+async function startWebhookBuild(options, kind, database, receiverPort, name, root) {
+  const path = `/${name.replace(/\W+/g, '-')}`;
+  const plain = benchAccount(`plain-${path.slice(1)}@example.com`);
+  const hooked = benchAccount(`hooked-${path.slice(1)}@example.com`);
+  for (const account of [plain, hooked]) await addAccount(kind, database.location, account);
+  const service = await startService(options, database, WEBHOOK_SERVICE_ENV, root);
+  const base = `http://127.0.0.1:${service.port}`;
+  const added = await fetch(`${base}/api/webhooks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': hooked.token },
+    body: JSON.stringify({ url: `http://127.0.0.1:${receiverPort}${path}`, events: ['link.created'] }),
+  });
+  if (added.status !== 201) throw new Error(`adding ${name}'s webhook answered ${added.status}: ${await added.text()}`);
+  const counts = async () =>
+    /** @type {{ received: number, distinct: number }} */ (
+      await (await fetch(`http://127.0.0.1:${receiverPort}${path}`)).json()
+    );
+  /** Waits until the receiver has at least `distinct` different messages in all; when they were in. */
+  const deliveredUpTo = async (distinct, timeoutMs = 120_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const now = await counts();
+      if (now.distinct >= distinct) return { ...now, reachedAt: Date.now() };
+      if (Date.now() > deadline)
+        throw new Error(
+          `${name}: the receiver has ${now.distinct} of ${distinct} webhook messages after ${timeoutMs / 1000} s`,
+        );
+      await sleep(5);
+    }
+  };
+  /**
+   * The links of the account with the endpoint: as many messages must arrive. Read from the
+   * service (the list's total), as autocannon does not count the requests it still had under way
+   * when it stopped, which the service answers all the same.
+   */
+  const hookedLinks = async () => {
+    await sleep(QUIET_MS);
+    const list = await fetch(`${base}/api/links?limit=1`, { headers: { 'x-api-key': hooked.token } });
+    return /** @type {{ total: number }} */ (await list.json()).total;
+  };
+  return {
+    name,
+    service: { ...service, name },
+    plain,
+    hooked,
+    counts,
+    deliveredUpTo,
+    hookedLinks,
+    createAs: (account) => ({
+      method: 'POST',
+      paths: ['/api/links'],
+      headers: { 'content-type': 'application/json', 'x-api-key': account.token },
+      body: JSON.stringify({ url: 'https://example.com/a/fairly/long/landing-page?campaign=bench' }),
+    }),
+    /** DRAIN_MESSAGES links in one bulk call, timed from its answer until their messages are in. */
+    async drain(run) {
+      const before = await deliveredUpTo(await hookedLinks());
+      const response = await fetch(`${base}/api/links/bulk`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': hooked.token },
+        body: JSON.stringify({
+          links: Array.from({ length: DRAIN_MESSAGES }, (_, i) => ({
+            url: `https://example.com/drain/${run}/${i}?campaign=bench`,
+          })),
+        }),
+      });
+      if (response.status !== 200) throw new Error(`${name}: the drain's bulk call answered ${response.status}`);
+      const created = (await response.json()).data.filter((item) => 'link' in item).length;
+      // From the answer, when all of them are committed and pending.
+      const started = Date.now();
+      const cpuBefore = cpuMicros(service.pid);
+      const after = await deliveredUpTo(before.distinct + created, 60_000);
+      const cpuAfter = cpuMicros(service.pid);
+      return {
+        ms: after.reachedAt - started,
+        cpuPerMessage: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / created,
+      };
+    },
+  };
 }
 
 /**

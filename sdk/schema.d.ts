@@ -1975,7 +1975,7 @@ export interface operations {
                     "application/json": components["schemas"]["Link"];
                 };
             };
-            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's: at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve); `invalid_code`: `custom_code` is empty, not 3 to 64 characters from `[A-Za-z0-9_-]`, or a reserved name; `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
+            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's too, or at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve); `invalid_code`: `custom_code` is empty, not 3 to 64 characters from `[A-Za-z0-9_-]`, or a reserved name; `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2289,7 +2289,7 @@ export interface operations {
                     "application/json": components["schemas"]["Link"];
                 };
             };
-            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's: at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve); `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
+            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's too, or at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve); `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2638,7 +2638,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's: at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve). */
+            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's too, or at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2831,7 +2831,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedWebhook"];
                 };
             };
-            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's: at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve); `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
+            /** @description Bad Request. `invalid_url`: `url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's too, or at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve); `validation_failed`: an unknown field, or a value of the wrong type or out of range; `invalid_json`: the body is not valid JSON. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -1,9 +1,6 @@
 // The dashboard as a person uses it: Chromium (Debian's, through playwright-core) signs up,
 // makes links and tokens, with script on and off, by mouse and by keyboard; axe-core checks
 // every page at desktop and phone sizes, and the run leaves screenshots in .cache/screenshots/.
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { generate } from 'otplib';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
@@ -12,34 +9,15 @@ import { PrismaService } from '../src/database/prisma.service.js';
 import { sumRollups } from './support/click-history.js';
 import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
 import { newClient } from './support/factories.js';
-import { PROJECT_ROOT } from './support/run-source.js';
+import { seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
-
-// The page's globals that the keyboard walk reads inside page.evaluate(): this project compiles
-// without the DOM library, so they are declared as far as they are used.
-interface PageElement {
-  tagName: string;
-  textContent: string | null;
-  getAttribute(name: string): string | null;
-}
-declare const document: { activeElement: PageElement | null; body: PageElement };
-declare function getComputedStyle(element: PageElement): { outlineStyle: string; outlineWidth: string };
 
 const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a brand new password';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-const SCREENSHOTS = join(PROJECT_ROOT, '.cache', 'screenshots');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 const newEmail = () => `b-${randomBytes(4).toString('hex')}@example.test`;
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
 
 describe('Account dashboard in a browser', () => {
   let testApp: TestApp;
@@ -150,7 +128,6 @@ describe('Account dashboard in a browser', () => {
   beforeAll(async () => {
     testApp = await startTestApp({ RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000', TRUST_PROXY: 'true' });
     browser = await launchChromium();
-    mkdirSync(SCREENSHOTS, { recursive: true });
   });
   afterAll(async () => {
     for (const context of contexts) await context.close();
@@ -246,12 +223,7 @@ describe('Account dashboard in a browser', () => {
 
     const code = await createLink(page, 'https://example.com/no-script');
     // The disclosure that stands in for the dialog is reached by keyboard like any control.
-    expect(await tabThrough(page, `/dashboard/links/${code}`)).toEqual({
-      path: `/dashboard/links/${code}`,
-      unexpected: [],
-      unreached: [],
-      unringed: [],
-    });
+    expect(await tabThrough(page, `/dashboard/links/${code}`)).toEqual(walkedCleanly(`/dashboard/links/${code}`));
     await page.goto(`/dashboard/links/${code}`);
     // No script, no dialog: the disclosure is the confirmation, its Delete button hidden until opened.
     const deleteButton = page.getByRole('button', { name: 'Delete', exact: true });
@@ -288,52 +260,10 @@ describe('Account dashboard in a browser', () => {
     expect(new URL(page.url()).pathname).toBe('/login');
   });
 
-  /**
-   * Presses Tab through `path`: the controls it reached that the page does not list, the visible
-   * controls it never reached, and those that had no focus ring of 2px or more.
-   */
-  async function tabThrough(page: Page, path: string) {
-    await page.goto(path);
-    // Both callbacks run in the page, so each names an element itself (same rule: tag and text).
-    const controls = await page.$$eval(
-      'a[href], button, input:not([type="hidden"]), summary, select, textarea',
-      (elements) =>
-        elements
-          .filter((element) => element.checkVisibility())
-          .map((e) => `${e.tagName.toLowerCase()} "${e.textContent?.trim().slice(0, 30) || e.getAttribute('name')}"`),
-    );
-    // A date-time field is several Tab stops in Chromium (its six parts and the picker button).
-    const dateTimeStops = (await page.$$('input[type="datetime-local"]')).length * 7;
-    const reached: string[] = [];
-    const unringed: string[] = [];
-    for (let step = 0; step < controls.length + dateTimeStops + 3; step++) {
-      await page.keyboard.press('Tab');
-      const focused = await page.evaluate(() => {
-        const e = document.activeElement;
-        if (!e || e === document.body) return null;
-        const style = getComputedStyle(e);
-        return {
-          name: `${e.tagName.toLowerCase()} "${e.textContent?.trim().slice(0, 30) || e.getAttribute('name')}"`,
-          ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
-        };
-      });
-      if (!focused) continue;
-      if (!reached.includes(focused.name)) reached.push(focused.name);
-      if (!focused.ring && !unringed.includes(focused.name)) unringed.push(focused.name);
-    }
-    return {
-      path,
-      unexpected: reached.filter((name) => !controls.includes(name)),
-      unreached: controls.filter((name) => !reached.includes(name)),
-      unringed,
-    };
-  }
-
   it('reaches every control with Tab, each with a visible focus ring', async () => {
-    const none = (path: string) => ({ path, unexpected: [], unreached: [], unringed: [] });
     const page = await newPage();
     for (const path of ['/', '/login', '/signup']) {
-      expect(await tabThrough(page, path)).toEqual(none(path));
+      expect(await tabThrough(page, path)).toEqual(walkedCleanly(path));
     }
     await signUp(page);
     const code = await createLink(page, 'https://example.com/keyboard');
@@ -344,7 +274,7 @@ describe('Account dashboard in a browser', () => {
       '/dashboard/tokens',
       '/account',
     ]) {
-      expect(await tabThrough(page, path)).toEqual(none(path));
+      expect(await tabThrough(page, path)).toEqual(walkedCleanly(path));
     }
   });
 
@@ -357,19 +287,7 @@ describe('Account dashboard in a browser', () => {
       const page = await newPage({ viewport, bypassCSP: true });
       const found: Record<string, string[]> = {};
       const check = async (name: string) => {
-        await page.addScriptTag({ content: AXE_SOURCE });
-        const { violations, passes } = await page.evaluate(async () => {
-          const axe = (
-            globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[]; passes: unknown[] }> } }
-          ).axe;
-          const results = await axe.run();
-          return { violations: results.violations, passes: results.passes.length };
-        });
-        // A run that checked nothing would pass silently.
-        expect(passes).toBeGreaterThan(10);
-        const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-        found[name] = bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
-        await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size}.png`), fullPage: true });
+        found[name] = await seriousViolations(page, `${name}-${size}`);
       };
 
       await page.goto('/');

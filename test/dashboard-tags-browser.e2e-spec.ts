@@ -2,40 +2,18 @@
 // a link's tags on its page and filters the links list by a tag, by mouse, by keyboard and with
 // script off; axe-core checks the pages at desktop and phone sizes, and the run leaves
 // screenshots in .cache/screenshots/ (tags-*.png).
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { LinksService } from '../src/links/links.service.js';
 import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
 import { newClient } from './support/factories.js';
-import { PROJECT_ROOT } from './support/run-source.js';
+import { focusedControl, seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
-
-// The page's globals that the keyboard walk reads inside page.evaluate(): this project compiles
-// without the DOM library, so they are declared as far as they are used.
-interface PageElement {
-  tagName: string;
-  textContent: string | null;
-  getAttribute(name: string): string | null;
-}
-declare const document: { activeElement: PageElement | null; body: PageElement };
-declare function getComputedStyle(element: PageElement): { outlineStyle: string; outlineWidth: string };
 
 const PASSWORD = 'correct horse battery';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-const SCREENSHOTS = join(PROJECT_ROOT, '.cache', 'screenshots');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
 
 describe('Tags in the dashboard, in a browser', () => {
   let testApp: TestApp;
@@ -104,7 +82,6 @@ describe('Tags in the dashboard, in a browser', () => {
   beforeAll(async () => {
     testApp = await startTestApp({ RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000', TRUST_PROXY: 'true' });
     browser = await launchChromium();
-    mkdirSync(SCREENSHOTS, { recursive: true });
   });
   afterAll(async () => {
     for (const context of contexts) await context.close();
@@ -208,17 +185,14 @@ describe('Tags in the dashboard, in a browser', () => {
     const [code] = await makeLinks(accountId, 1);
 
     for (const path of ['/dashboard', '/dashboard?tag=news', `/dashboard/links/${code}`]) {
-      expect(await tabThrough(page, path)).toEqual({ path, unexpected: [], unreached: [], unringed: [] });
+      expect(await tabThrough(page, path)).toEqual(walkedCleanly(path));
     }
 
     await page.goto('/dashboard');
     let focused = '';
     for (let step = 0; step < 40 && focused !== 'a "Links tagged news"'; step++) {
       await page.keyboard.press('Tab');
-      focused = await page.evaluate(() => {
-        const e = document.activeElement;
-        return e ? `${e.tagName.toLowerCase()} "${e.textContent?.trim()}"` : '';
-      });
+      focused = (await focusedControl(page))?.name ?? '';
     }
     expect(focused).toBe('a "Links tagged news"');
     await page.keyboard.press('Enter');
@@ -251,47 +225,6 @@ describe('Tags in the dashboard, in a browser', () => {
     expect(await listedCodes(page)).toEqual([codes[1]]);
   });
 
-  /**
-   * Presses Tab through `path`: the controls it reached that the page does not list, the visible
-   * controls it never reached, and those that had no focus ring of 2px or more (as the dashboard
-   * spec walks every page).
-   */
-  async function tabThrough(page: Page, path: string) {
-    await page.goto(path);
-    const controls = await page.$$eval(
-      'a[href], button, input:not([type="hidden"]), summary, select, textarea',
-      (elements) =>
-        elements
-          .filter((element) => element.checkVisibility())
-          .map((e) => `${e.tagName.toLowerCase()} "${e.textContent?.trim().slice(0, 30) || e.getAttribute('name')}"`),
-    );
-    // A date-time field is several Tab stops in Chromium (its six parts and the picker button).
-    const dateTimeStops = (await page.$$('input[type="datetime-local"]')).length * 7;
-    const reached: string[] = [];
-    const unringed: string[] = [];
-    for (let step = 0; step < controls.length + dateTimeStops + 3; step++) {
-      await page.keyboard.press('Tab');
-      const focused = await page.evaluate(() => {
-        const e = document.activeElement;
-        if (!e || e === document.body) return null;
-        const style = getComputedStyle(e);
-        return {
-          name: `${e.tagName.toLowerCase()} "${e.textContent?.trim().slice(0, 30) || e.getAttribute('name')}"`,
-          ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
-        };
-      });
-      if (!focused) continue;
-      if (!reached.includes(focused.name)) reached.push(focused.name);
-      if (!focused.ring && !unringed.includes(focused.name)) unringed.push(focused.name);
-    }
-    return {
-      path,
-      unexpected: reached.filter((name) => !controls.includes(name)),
-      unreached: controls.filter((name) => !reached.includes(name)),
-      unringed,
-    };
-  }
-
   describe.each([
     ['desktop', DESKTOP],
     ['phone', PHONE],
@@ -301,18 +234,7 @@ describe('Tags in the dashboard, in a browser', () => {
       const page = await newPage({ viewport, bypassCSP: true });
       const found: Record<string, string[]> = {};
       const check = async (name: string) => {
-        await page.addScriptTag({ content: AXE_SOURCE });
-        const { violations, passes } = await page.evaluate(async () => {
-          const axe = (
-            globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[]; passes: unknown[] }> } }
-          ).axe;
-          const results = await axe.run();
-          return { violations: results.violations, passes: results.passes.length };
-        });
-        expect(passes).toBeGreaterThan(10);
-        const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-        found[name] = bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
-        await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size}.png`), fullPage: true });
+        found[name] = await seriousViolations(page, `${name}-${size}`);
       };
 
       const accountId = await signUp(page);

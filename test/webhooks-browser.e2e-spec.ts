@@ -1,40 +1,19 @@
 // The Webhooks page as a person uses it: Chromium (Debian's, through playwright-core) adds a
 // webhook, copies its signing secret, sends a test and deletes it, with script on and off and by
 // keyboard; axe-core checks it at desktop and phone sizes; screenshots go to .cache/screenshots/.
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
 import { eventually } from './support/eventually.js';
 import { newClient } from './support/factories.js';
-import { PROJECT_ROOT } from './support/run-source.js';
+import { seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { verifyMessage, WebhookReceiver } from './support/webhook-receiver.js';
-
-// The page's globals read inside page.evaluate(): this project compiles without the DOM library.
-interface PageElement {
-  tagName: string;
-  textContent: string | null;
-  getAttribute(name: string): string | null;
-}
-declare const document: { activeElement: PageElement | null; body: PageElement };
-declare function getComputedStyle(element: PageElement): { outlineStyle: string; outlineWidth: string };
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
 
 const PASSWORD = 'correct horse battery';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-const SCREENSHOTS = join(PROJECT_ROOT, '.cache', 'screenshots');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('the Webhooks page in a browser', () => {
   let testApp: TestApp;
@@ -84,7 +63,6 @@ describe('the Webhooks page in a browser', () => {
       WebhookReceiver.start(),
     ]);
     browser = await launchChromium();
-    mkdirSync(SCREENSHOTS, { recursive: true });
   });
   afterAll(async () => {
     for (const context of contexts) await context.close();
@@ -184,31 +162,7 @@ describe('the Webhooks page in a browser', () => {
     const page = await newPage();
     await signUp(page);
     await addWebhook(page, receiver.url('/keyboard'));
-    await page.goto('/dashboard/webhooks');
-    const controls = await page.$$eval('a[href], button, input:not([type="hidden"]), summary', (elements) =>
-      elements
-        .filter((element) => element.checkVisibility())
-        .map((e) => `${e.tagName.toLowerCase()} "${e.textContent?.trim().slice(0, 30) || e.getAttribute('name')}"`),
-    );
-    const reached = new Set<string>();
-    const unringed = new Set<string>();
-    for (let step = 0; step < controls.length + 3; step++) {
-      await page.keyboard.press('Tab');
-      const focused = await page.evaluate(() => {
-        const e = document.activeElement;
-        if (!e || e === document.body) return null;
-        const style = getComputedStyle(e);
-        return {
-          name: `${e.tagName.toLowerCase()} "${e.textContent?.trim().slice(0, 30) || e.getAttribute('name')}"`,
-          ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
-        };
-      });
-      if (!focused) continue;
-      reached.add(focused.name);
-      if (!focused.ring) unringed.add(focused.name);
-    }
-    expect(controls.filter((name) => !reached.has(name))).toEqual([]);
-    expect([...unringed]).toEqual([]);
+    expect(await tabThrough(page, '/dashboard/webhooks')).toEqual(walkedCleanly('/dashboard/webhooks'));
   });
 
   describe.each([
@@ -220,18 +174,7 @@ describe('the Webhooks page in a browser', () => {
       const page = await newPage({ viewport, bypassCSP: true });
       const found: Record<string, string[]> = {};
       const check = async (name: string) => {
-        await page.addScriptTag({ content: AXE_SOURCE });
-        const { violations, passes } = await page.evaluate(async () => {
-          const axe = (
-            globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[]; passes: unknown[] }> } }
-          ).axe;
-          const results = await axe.run();
-          return { violations: results.violations, passes: results.passes.length };
-        });
-        expect(passes).toBeGreaterThan(10);
-        const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-        found[name] = bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
-        await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size}.png`), fullPage: true });
+        found[name] = await seriousViolations(page, `${name}-${size}`);
       };
 
       await signUp(page);

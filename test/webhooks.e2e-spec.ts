@@ -264,6 +264,37 @@ describe('the webhooks API', () => {
     expect(statuses.filter((status) => status === 201)).toHaveLength(10);
     expect(statuses.filter((status) => status === 409)).toHaveLength(2);
   });
+
+  // SHORT_BASE_URL is https://sl.test here (test-app.ts); private addresses are allowed, so only
+  // the loop is refused. Link targets refuse the same hosts (test/loop-targets.e2e-spec.ts).
+  it.each([
+    'https://sl.test/hook',
+    'https://SL.Test./hook',
+    'https://sl.test:443/hook',
+    'http://sl.test/hook',
+    'http://sl.test:80/api/links',
+  ])('refuses %s, the service itself: 400 invalid_url on the url field, nothing stored', async (url) => {
+    const account = await createAccountWithToken(testApp);
+
+    const response = await testApp.request('/api/webhooks', { method: 'POST', headers: account.apiKey, json: { url } });
+
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      error: 'invalid_url',
+      errors: [{ field: 'url', message: expect.stringContaining('this short-link service') }],
+    });
+    expect(
+      await testApp.app.get(PrismaService).webhookEndpoint.count({ where: { accountId: account.accountId } }),
+    ).toBe(0);
+  });
+
+  it("accepts the service's host on another port: another service", async () => {
+    const account = await createAccountWithToken(testApp);
+
+    const webhook = await addWebhook(account, { url: 'https://sl.test:8443/hook', events: ['link.deleted'] });
+
+    expect(webhook.url).toBe('https://sl.test:8443/hook');
+  });
 });
 
 describe('destinations, with private addresses refused (the default)', () => {

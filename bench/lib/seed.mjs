@@ -18,7 +18,7 @@ const BASE_TIME = Date.parse('2026-01-01T00:00:00.000Z');
  * The account whose token the authenticated scenarios send. The token has the service's shape
  * (`sl_` + 40 base62) and, as the service does, only its SHA-256 is stored.
  */
-export function benchAccount() {
+export function benchAccount(email = 'bench@example.com') {
   const alphabet = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
   const token = `sl_${Array.from(randomBytes(40), (byte) => alphabet[byte % 62]).join('')}`;
   // A dashboard session of the account, for the page scenarios: the cookie holds the raw id,
@@ -26,7 +26,7 @@ export function benchAccount() {
   const session = randomBytes(32).toString('base64url');
   return {
     id: randomUUID(),
-    email: 'bench@example.com',
+    email,
     tokenId: randomUUID(),
     token,
     tokenHash: createHash('sha256').update(token, 'utf8').digest('hex'),
@@ -329,6 +329,53 @@ export async function seedPostgres(url, links, account, owned = OWNED_LINKS) {
     for (const statement of monthlySums(rows[0].labelled)) await client.query(statement);
     await client.query('VACUUM ANALYZE link_daily_clicks, link_daily_referrers');
     await client.query('VACUUM ANALYZE links');
+  } finally {
+    await client.end();
+  }
+}
+
+/** Every scope a token can have but `admin`: what a token made without `--scopes` gets. */
+const ALL_SCOPES = 'links:read links:write webhooks:read webhooks:write';
+
+/**
+ * Another account with a token of every scope (no links, no session), in a database already
+ * seeded: the webhook scenarios' accounts, one with an endpoint and one without.
+ * @param {'sqlite' | 'postgresql'} kind
+ * @param {string} location  the SQLite file or the PostgreSQL URL
+ * @param {ReturnType<typeof benchAccount>} account
+ */
+export async function addAccount(kind, location, account) {
+  const at = new Date().toISOString();
+  if (kind === 'sqlite') {
+    const db = new Database(location);
+    try {
+      db.pragma('busy_timeout = 5000');
+      const iso = at.replace('Z', '+00:00');
+      db.transaction(() => {
+        db.prepare('INSERT INTO accounts (id, email, created_at) VALUES (?, ?, ?)').run(account.id, account.email, iso);
+        db.prepare(
+          `INSERT INTO api_tokens (id, account_id, name, token_hash, prefix, scopes, created_at)
+           VALUES (?, ?, 'bench', ?, ?, ?, ?)`,
+        ).run(account.tokenId, account.id, account.tokenHash, account.token.slice(0, 7), ALL_SCOPES, iso);
+      })();
+    } finally {
+      db.close();
+    }
+    return;
+  }
+  const client = new pg.Client({ connectionString: location });
+  await client.connect();
+  try {
+    await client.query('INSERT INTO accounts (id, email, created_at) VALUES ($1, $2, $3)', [
+      account.id,
+      account.email,
+      at,
+    ]);
+    await client.query(
+      `INSERT INTO api_tokens (id, account_id, name, token_hash, prefix, scopes, created_at)
+       VALUES ($1, $2, 'bench', $3, $4, $5, $6)`,
+      [account.tokenId, account.id, account.tokenHash, account.token.slice(0, 7), ALL_SCOPES, at],
+    );
   } finally {
     await client.end();
   }

@@ -12,17 +12,11 @@ import {
   Query,
   Res,
 } from '@nestjs/common';
-import {
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiParam,
-  ApiProduces,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiNoContentResponse, ApiOkResponse, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, OptionalScopes, RequireScopes, type Caller } from '../auth/auth.decorators.js';
-import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
+import { ApiTokenBodyProblems, ApiTokenProblems } from '../common/errors/api-problem-responses.decorator.js';
+import { ApiCreatedWithLocation } from '../common/http/created-with-location.decorator.js';
 import { apiErrorProblem } from '../common/errors/problem.js';
 import { AnonymousCreation } from '../rate-limit/rate-limit.decorators.js';
 import { BulkCreateLinksDto, BulkCreateLinksResponseDto } from './dto/bulk-create-links.dto.js';
@@ -59,31 +53,8 @@ export class LinksController {
   @Idempotent()
   // Without a token this counts against the client IP's anonymous limit, shared with GET /api/s.
   @AnonymousCreation()
-  @ApiCreatedResponse({
-    type: LinkDto,
-    description: 'The link was created.',
-    headers: {
-      Location: {
-        description: 'Where the new link can be read: `/api/links/{code}`',
-        schema: { type: 'string', example: '/api/links/Ab3dE9x' },
-      },
-    },
-  })
-  @ApiProblemResponses(
-    'invalid_url',
-    'invalid_code',
-    'validation_failed',
-    'invalid_json',
-    'unauthorized',
-    'forbidden',
-    'code_taken',
-    'idempotency_key_in_use',
-    'idempotency_key_reused',
-    'payload_too_large',
-    'unsupported_media_type',
-    'rate_limited',
-    'service_unavailable',
-  )
+  @ApiCreatedWithLocation(LinkDto, 'The link was created.', 'link', '/api/links/{code}', '/api/links/Ab3dE9x')
+  @ApiTokenBodyProblems('invalid_url', 'invalid_code', 'code_taken', 'idempotency_key_in_use', 'idempotency_key_reused')
   async createLink(
     @CurrentCaller() caller: Caller | undefined,
     @Body() body: CreateLinkDto,
@@ -109,18 +80,7 @@ export class LinksController {
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOkResponse({ type: BulkCreateLinksResponseDto, description: 'One result per item, in request order.' })
-  @ApiProblemResponses(
-    'validation_failed',
-    'invalid_json',
-    'unauthorized',
-    'forbidden',
-    'idempotency_key_in_use',
-    'idempotency_key_reused',
-    'payload_too_large',
-    'unsupported_media_type',
-    'rate_limited',
-    'service_unavailable',
-  )
+  @ApiTokenBodyProblems('idempotency_key_in_use', 'idempotency_key_reused')
   async createLinks(
     @CurrentCaller() caller: Caller,
     @Body() body: BulkCreateLinksDto,
@@ -142,7 +102,7 @@ export class LinksController {
   @Get()
   @RequireScopes('links:read')
   @ApiOkResponse({ type: LinkListDto, description: 'One page of your links, newest first.' })
-  @ApiProblemResponses('validation_failed', 'unauthorized', 'forbidden', 'rate_limited', 'service_unavailable')
+  @ApiTokenProblems('validation_failed')
   listLinks(@CurrentCaller() caller: Caller, @Query() query: ListLinksQueryDto): Promise<LinkListDto> {
     return this.links.list(caller.accountId, query);
   }
@@ -155,7 +115,7 @@ export class LinksController {
   @RequireScopes('links:read')
   @CODE_PARAM
   @ApiOkResponse({ type: LinkDto, description: 'The link.' })
-  @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited', 'service_unavailable')
+  @ApiTokenProblems('not_found')
   getLink(@CurrentCaller() caller: Caller, @Param('code') code: string): Promise<LinkDto> {
     return this.links.get(caller.accountId, code);
   }
@@ -178,7 +138,7 @@ export class LinksController {
       'image/svg+xml': { schema: { type: 'string', example: '<svg xmlns="http://www.w3.org/2000/svg" …</svg>' } },
     },
   })
-  @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited', 'service_unavailable')
+  @ApiTokenProblems('not_found')
   getQrCode(@CurrentCaller() caller: Caller, @Param('code') code: string): Promise<string> {
     return this.links.qrCode(caller.accountId, code);
   }
@@ -194,18 +154,7 @@ export class LinksController {
   @RequireScopes('links:write')
   @CODE_PARAM
   @ApiOkResponse({ type: LinkDto, description: 'The updated link.' })
-  @ApiProblemResponses(
-    'invalid_url',
-    'validation_failed',
-    'invalid_json',
-    'unauthorized',
-    'forbidden',
-    'not_found',
-    'payload_too_large',
-    'unsupported_media_type',
-    'rate_limited',
-    'service_unavailable',
-  )
+  @ApiTokenBodyProblems('invalid_url', 'not_found')
   updateLink(
     @CurrentCaller() caller: Caller,
     @Param('code') code: string,
@@ -224,7 +173,7 @@ export class LinksController {
   @HttpCode(HttpStatus.NO_CONTENT)
   @CODE_PARAM
   @ApiNoContentResponse({ description: 'The link is gone; its code is free again.' })
-  @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited', 'service_unavailable')
+  @ApiTokenProblems('not_found')
   deleteLink(@CurrentCaller() caller: Caller, @Param('code') code: string): Promise<void> {
     return this.links.remove(caller.accountId, code);
   }

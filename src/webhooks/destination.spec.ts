@@ -41,8 +41,17 @@ describe('isForbiddenAddress', () => {
 });
 
 describe('normalizeWebhookUrl', () => {
+  const base = 'https://sl.example';
+
   it('keeps an http(s) URL in its normalised form', () => {
-    expect(normalizeWebhookUrl('  https://Hooks.Example.com/in?x=1 ').href).toBe('https://hooks.example.com/in?x=1');
+    expect(normalizeWebhookUrl('  https://Hooks.Example.com/in?x=1 ', base).href).toBe(
+      'https://hooks.example.com/in?x=1',
+    );
+  });
+
+  it("accepts the service's host on another port, and another host on its port", () => {
+    expect(normalizeWebhookUrl('https://sl.example:8443/in', base).port).toBe('8443');
+    expect(normalizeWebhookUrl('https://hooks.sl.example/in', base).hostname).toBe('hooks.sl.example');
   });
 
   it.each([
@@ -56,7 +65,7 @@ describe('normalizeWebhookUrl', () => {
   ])('refuses %s as invalid_url', (input, message) => {
     let thrown: unknown;
     try {
-      normalizeWebhookUrl(input);
+      normalizeWebhookUrl(input, base);
     } catch (error) {
       thrown = error;
     }
@@ -64,6 +73,17 @@ describe('normalizeWebhookUrl', () => {
     expect((thrown as ApiError).errorName).toBe('invalid_url');
     expect((thrown as ApiError).detail).toBe(message);
   });
+  it.each(['https://sl.example/in', 'http://SL.example./in', 'https://sl.example:443/', 'http://sl.example:80/'])(
+    'refuses %s, which reaches the service itself, as invalid_url on url',
+    (input) => {
+      expect(() => normalizeWebhookUrl(input, base)).toThrow(
+        expect.objectContaining({
+          errorName: 'invalid_url',
+          detail: expect.stringMatching(/^url points back at this short-link service/),
+        }),
+      );
+    },
+  );
 });
 
 describe('checkDestination', () => {

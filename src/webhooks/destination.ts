@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 import { ApiError } from '../common/errors/api-error.js';
+import { pointsAtService } from '../links/target-url.js';
 
 /** The longest endpoint URL accepted. */
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
@@ -101,9 +102,11 @@ function refuse(message: string): ApiError {
 /**
  * An endpoint URL as it is stored: an absolute http(s) URL with a host, no user info, no
  * whitespace or control characters, at most MAX_WEBHOOK_URL_LENGTH characters (normalised by the
- * WHATWG parser). Refused with `invalid_url` otherwise.
+ * WHATWG parser), that does not reach this service (`shortBaseUrl`, its SHORT_BASE_URL: the host
+ * however spelled, on its port, as link targets are checked): its messages would be posted back
+ * to the service. Refused with `invalid_url` otherwise.
  */
-export function normalizeWebhookUrl(input: unknown): URL {
+export function normalizeWebhookUrl(input: unknown, shortBaseUrl: string): URL {
   if (typeof input !== 'string') throw refuse('url must be an absolute http or https URL');
   const trimmed = input.trim();
   // eslint-disable-next-line no-control-regex -- control characters are what is refused
@@ -119,6 +122,11 @@ export function normalizeWebhookUrl(input: unknown): URL {
   if (url.username !== '' || url.password !== '') throw refuse('url must not contain a user name or password');
   if (url.href.length > MAX_WEBHOOK_URL_LENGTH) {
     throw refuse(`url must be at most ${MAX_WEBHOOK_URL_LENGTH} characters long`);
+  }
+  if (pointsAtService(url, new URL(shortBaseUrl))) {
+    throw refuse(
+      'url points back at this short-link service (the host and port of its short URLs, however spelled): messages would be posted to the service itself',
+    );
   }
   return url;
 }

@@ -22,8 +22,8 @@ export function messageBody(type: MessageType, data: object, at: Date): string {
 
 /**
  * How an endpoint's events are stored (`webhook_endpoints.events`): space-separated, with a space
- * either side, so that `' ' || events || ' ' LIKE '% link.created %'` and `includes(' link.created ')`
- * find one exactly.
+ * either side, so that `LIKE '% link.created %'`, `instr(events, ' link.created ')` and
+ * `includes(' link.created ')` find one exactly.
  */
 export function storedEvents(events: readonly WebhookEvent[]): string {
   return ` ${events.join(' ')} `;
@@ -37,4 +37,13 @@ export function parseStoredEvents(stored: string): WebhookEvent[] {
 /** The LIKE pattern that finds `event` in a stored `events` column. */
 export function eventPattern(event: WebhookEvent): string {
   return `% ${event} %`;
+}
+
+/**
+ * What `instr(events, ?) > 0` looks for to find `event` in a stored `events` column: SQLite's
+ * statements use it rather than a LIKE with a bound pattern, which makes SQLite prepare the
+ * statement again at every run (its LIKE optimisation depends on the pattern): 30 µs an INSERT.
+ */
+export function eventToken(event: WebhookEvent): string {
+  return ` ${event} `;
 }

@@ -1,15 +1,9 @@
 import { Body, Controller, Delete, Get, HttpCode, HttpStatus, Param, Post, Query, Res } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiNoContentResponse, ApiOkResponse, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
 import { CurrentCaller, RequireScopes, type Caller } from '../auth/auth.decorators.js';
-import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
+import { ApiTokenBodyProblems, ApiTokenProblems } from '../common/errors/api-problem-responses.decorator.js';
+import { ApiCreatedWithLocation } from '../common/http/created-with-location.decorator.js';
 import { CreateWebhookDto } from './dto/create-webhook.dto.js';
 import { ListDeliveriesQueryDto, WebhookDeliveryDto, WebhookDeliveryListDto } from './dto/webhook-delivery.dto.js';
 import { CreatedWebhookDto, WebhookDto, WebhookListDto } from './dto/webhook.dto.js';
@@ -36,28 +30,14 @@ export class WebhooksController {
    */
   @Post()
   @RequireScopes('webhooks:write')
-  @ApiCreatedResponse({
-    type: CreatedWebhookDto,
-    description: 'The webhook was added; `secret` is shown in this answer only.',
-    headers: {
-      Location: {
-        description: 'Where the new webhook can be read: `/api/webhooks/{id}`',
-        schema: { type: 'string', example: '/api/webhooks/0b6f1f5e-8a4c-4c52-9f43-2d1a6c1e9b7d' },
-      },
-    },
-  })
-  @ApiProblemResponses(
-    'invalid_url',
-    'validation_failed',
-    'invalid_json',
-    'unauthorized',
-    'forbidden',
-    'too_many_webhooks',
-    'payload_too_large',
-    'unsupported_media_type',
-    'rate_limited',
-    'service_unavailable',
+  @ApiCreatedWithLocation(
+    CreatedWebhookDto,
+    'The webhook was added; `secret` is shown in this answer only.',
+    'webhook',
+    '/api/webhooks/{id}',
+    '/api/webhooks/0b6f1f5e-8a4c-4c52-9f43-2d1a6c1e9b7d',
   )
+  @ApiTokenBodyProblems('invalid_url', 'too_many_webhooks')
   async createWebhook(
     @CurrentCaller() caller: Caller,
     @Body() body: CreateWebhookDto,
@@ -75,7 +55,7 @@ export class WebhooksController {
   @Get()
   @RequireScopes('webhooks:read')
   @ApiOkResponse({ type: WebhookListDto, description: 'Your webhooks.' })
-  @ApiProblemResponses('unauthorized', 'forbidden', 'rate_limited', 'service_unavailable')
+  @ApiTokenProblems()
   async listWebhooks(@CurrentCaller() caller: Caller): Promise<WebhookListDto> {
     return { data: await this.webhooks.list(caller.accountId) };
   }
@@ -88,7 +68,7 @@ export class WebhooksController {
   @RequireScopes('webhooks:read')
   @ID_PARAM
   @ApiOkResponse({ type: WebhookDto, description: 'The webhook.' })
-  @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited', 'service_unavailable')
+  @ApiTokenProblems('not_found')
   getWebhook(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<WebhookDto> {
     return this.webhooks.get(caller.accountId, id);
   }
@@ -102,7 +82,7 @@ export class WebhooksController {
   @HttpCode(HttpStatus.NO_CONTENT)
   @ID_PARAM
   @ApiNoContentResponse({ description: 'The webhook is gone.' })
-  @ApiProblemResponses('unauthorized', 'forbidden', 'not_found', 'rate_limited', 'service_unavailable')
+  @ApiTokenProblems('not_found')
   deleteWebhook(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<void> {
     return this.webhooks.remove(caller.accountId, id);
   }
@@ -117,14 +97,7 @@ export class WebhooksController {
   @HttpCode(HttpStatus.ACCEPTED)
   @ID_PARAM
   @ApiAcceptedResponse({ type: WebhookDeliveryDto, description: 'The test message, on its way.' })
-  @ApiProblemResponses(
-    'unauthorized',
-    'forbidden',
-    'not_found',
-    'webhook_disabled',
-    'rate_limited',
-    'service_unavailable',
-  )
+  @ApiTokenProblems('not_found', 'webhook_disabled')
   sendTest(@CurrentCaller() caller: Caller, @Param('id') id: string): Promise<WebhookDeliveryDto> {
     return this.webhooks.sendTest(caller.accountId, id);
   }
@@ -139,14 +112,7 @@ export class WebhooksController {
   @RequireScopes('webhooks:read')
   @ID_PARAM
   @ApiOkResponse({ type: WebhookDeliveryListDto, description: 'The most recent deliveries, newest first.' })
-  @ApiProblemResponses(
-    'validation_failed',
-    'unauthorized',
-    'forbidden',
-    'not_found',
-    'rate_limited',
-    'service_unavailable',
-  )
+  @ApiTokenProblems('validation_failed', 'not_found')
   async listDeliveries(
     @CurrentCaller() caller: Caller,
     @Param('id') id: string,

@@ -73,7 +73,7 @@ export class WebhooksService {
    * refused when any address is not public), a new signing secret, shown in this answer only.
    */
   async create(accountId: string, input: CreateWebhookInput): Promise<CreatedWebhookDto> {
-    const url = normalizeWebhookUrl(input.url);
+    const url = normalizeWebhookUrl(input.url, this.config.shortBaseUrl);
     // Left out: every event; an empty choice (a form with no box ticked) is a mistake.
     if (input.events !== undefined && input.events.length === 0) {
       const message = 'events must name at least one event';
@@ -105,6 +105,7 @@ export class WebhooksService {
     const deleted = ID.test(id) && (await this.webhooks.deleteForAccount(id, accountId));
     if (!deleted) throw ApiError.webhookNotFound();
     this.subscriptions.forget(accountId);
+    this.dispatcher.forgetEndpoint(id);
   }
 
   /** Sends the endpoint a `webhook.test` message (stored, then delivered as any other); its delivery. */

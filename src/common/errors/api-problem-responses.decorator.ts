@@ -8,7 +8,7 @@ import { ProblemDto } from './problem.dto.js';
 const CATALOGUE: Record<ErrorName, { status: number; when: string; detail: string }> = {
   invalid_url: {
     status: 400,
-    when: "`url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's: at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve)",
+    when: "`url` is missing, not an absolute http(s) URL, has user info, whitespace or control characters, is longer than 8192 characters (a webhook's: 2048), or points at this service (a webhook's too, or at a loopback, private, link-local, unique-local or unspecified address, or a host that does not resolve)",
     detail: 'url must be an absolute http or https URL',
   },
   invalid_code: {
@@ -206,6 +206,24 @@ export function ApiProblemResponses(...listed: ErrorName[]): MethodDecorator & C
     ApiExtraModels(ProblemDto),
     errorResponses(names, 'application/problem+json', { $ref: getSchemaPath(ProblemDto) }, problemExample),
   );
+}
+
+/** What every operation that takes a token can answer: the token, its scope, the rate limit, the database. */
+const TOKEN_ERRORS: ErrorName[] = ['unauthorized', 'forbidden', 'rate_limited', 'service_unavailable'];
+/** And every one that takes a JSON body. */
+const BODY_ERRORS: ErrorName[] = ['validation_failed', 'invalid_json', 'payload_too_large', 'unsupported_media_type'];
+
+/**
+ * `ApiProblemResponses` for an operation that takes a token: its own errors, then TOKEN_ERRORS.
+ * (A status's reasons are described in the order given, so its own come first, as they would.)
+ */
+export function ApiTokenProblems(...own: ErrorName[]): MethodDecorator & ClassDecorator {
+  return ApiProblemResponses(...own, ...TOKEN_ERRORS);
+}
+
+/** The same for an operation with a JSON body: its own errors, then BODY_ERRORS and TOKEN_ERRORS. */
+export function ApiTokenBodyProblems(...own: ErrorName[]): MethodDecorator & ClassDecorator {
+  return ApiProblemResponses(...own, ...BODY_ERRORS, ...TOKEN_ERRORS);
 }
 
 /**

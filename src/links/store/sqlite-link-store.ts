@@ -8,7 +8,7 @@ import {
   SQLITE_NEW_UUID,
   type OutboxMessages,
 } from '../../webhooks/outbox/outbox-messages.js';
-import { eventPattern } from '../../webhooks/webhook-events.js';
+import { eventToken } from '../../webhooks/webhook-events.js';
 import { LinkStore, type NewLink, type StoredLink, type StoredLinkPage } from './link-store.js';
 
 /**
@@ -123,7 +123,7 @@ const INSERT_MESSAGES = `INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
   FROM json_each(?) AS m
   CROSS JOIN "links" AS l ON l.code = json_extract(m.value, '$[0]') AND l.url = json_extract(m.value, '$[1]')
     AND l.account_id = ? AND l.updated_at = ?
-  CROSS JOIN "webhook_endpoints" AS e ON e.account_id = l.account_id AND e.disabled_at IS NULL AND e.events LIKE ?`;
+  CROSS JOIN "webhook_endpoints" AS e ON e.account_id = l.account_id AND e.disabled_at IS NULL AND instr(e.events, ?) > 0`;
 
 /**
  * The messages of one link just inserted: the INSERT just before it must have written its row
@@ -132,7 +132,7 @@ const INSERT_MESSAGES = `INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
 const INSERT_ONE_MESSAGE = `INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
   SELECT ${SQLITE_NEW_UUID}, e.id, ${SQLITE_NEW_MESSAGE_ID}, ?, ?, 'pending', 0, ?, ?
   FROM "webhook_endpoints" AS e
-  WHERE e.account_id = ? AND e.disabled_at IS NULL AND e.events LIKE ? AND changes() = 1`;
+  WHERE e.account_id = ? AND e.disabled_at IS NULL AND instr(e.events, ?) > 0 AND changes() = 1`;
 
 /**
  * The statement that writes the messages of `links`. `followsInsert`: it runs right after the
@@ -145,7 +145,7 @@ function messagesStatement(
   messages: OutboxMessages,
   followsInsert = true,
 ): WriterStatement {
-  const pattern = eventPattern(messages.event);
+  const pattern = eventToken(messages.event);
   if (links.length === 1 && followsInsert) {
     const body = messages.bodies.get(links[0].code) ?? null;
     return { sql: INSERT_ONE_MESSAGE, params: [messages.event, body, at, at, messages.accountId, pattern] };

@@ -1,20 +1,20 @@
 import { toSqliteDateTime } from '../../database/sqlite-background-writer.js';
 import type { SqliteConnections } from '../../database/sqlite-connections.js';
 import { MESSAGE_COLUMNS, SQLITE_NEW_MESSAGE_ID, SQLITE_NEW_UUID } from '../outbox/outbox-messages.js';
-import { eventPattern } from '../webhook-events.js';
+import { eventToken } from '../webhook-events.js';
 import { ClickSummaryStore, type ClickTallyIncrement, type DueClickTally } from './click-summary-store.js';
 
 const EMIT_BATCH = 500;
 // The statements below join from their JSON list with CROSS JOIN, which SQLite takes as the join
 // order: each code is one primary-key lookup (see the link store's INSERT_MESSAGES).
-const CLICKED = eventPattern('link.clicked');
+const CLICKED = eventToken('link.clicked');
 
 const ADD = `INSERT INTO webhook_click_tallies (code, clicks, bots, since, due_at)
   SELECT json_extract(t.value, '$[0]'), json_extract(t.value, '$[1]'), json_extract(t.value, '$[2]'), ?, ?
   FROM json_each(?) AS t
   CROSS JOIN links l ON l.code = json_extract(t.value, '$[0]')
   WHERE EXISTS (SELECT 1 FROM webhook_endpoints e
-    WHERE e.account_id = l.account_id AND e.disabled_at IS NULL AND e.events LIKE ?)
+    WHERE e.account_id = l.account_id AND e.disabled_at IS NULL AND instr(e.events, ?) > 0)
   ON CONFLICT (code) DO UPDATE SET clicks = clicks + excluded.clicks, bots = bots + excluded.bots`;
 
 const DUE = `SELECT code, clicks, bots, since FROM webhook_click_tallies WHERE due_at <= ?
@@ -25,7 +25,7 @@ const INSERT_MESSAGES = `INSERT INTO webhook_messages (${MESSAGE_COLUMNS})
     'pending', 0, ?, ?
   FROM json_each(?) AS b
   CROSS JOIN links l ON l.code = json_extract(b.value, '$[0]')
-  CROSS JOIN webhook_endpoints e ON e.account_id = l.account_id AND e.disabled_at IS NULL AND e.events LIKE ?`;
+  CROSS JOIN webhook_endpoints e ON e.account_id = l.account_id AND e.disabled_at IS NULL AND instr(e.events, ?) > 0`;
 
 const RESTART = `UPDATE webhook_click_tallies AS t SET clicks = t.clicks - d.clicks, bots = t.bots - d.bots,
     since = ?, due_at = ?

@@ -2,14 +2,20 @@ import { toSqliteDateTime } from '../../database/sqlite-background-writer.js';
 import type { SqliteConnections } from '../../database/sqlite-connections.js';
 import type { WriterStatement } from '../../database/sqlite-writer-protocol.js';
 import {
+  endpointOutcomes,
+  MAX_CLAIM,
   WebhookMessageStore,
   type AttemptRecord,
   type ClaimedMessage,
   type ClaimRequest,
 } from './webhook-message-store.js';
 
-/** Due messages looked at per claim, before the per-endpoint bound picks among them. */
-const CLAIM_WINDOW = 500;
+/**
+ * Due messages looked at per claim, before the per-endpoint bound picks among them: twice what a
+ * claim takes at most (MAX_CLAIM). Each is read, so a wider window costs every claim more (500:
+ * 1 ms of SQLite's writer a claim with a backlog, 256: 0.6 ms).
+ */
+const CLAIM_WINDOW = 2 * MAX_CLAIM;
 /** Old messages deleted per statement. */
 const PRUNE_SLICE = 5000;
 
@@ -20,15 +26,22 @@ const ANY_DUE = `SELECT 1 AS due FROM webhook_messages m
   JOIN webhook_endpoints e ON e.id = m.endpoint_id AND e.disabled_at IS NULL
   WHERE ${DUE} LIMIT 1`;
 
+/**
+ * The window of due messages is taken first (LIMIT in its own subquery) and ranked per endpoint
+ * after: ranked in the same SELECT as the LIMIT, every due message was ranked, so that each claim
+ * cost in proportion to the backlog (0.85 ms with 1,000 messages pending, for 8 of them).
+ */
 const CLAIM = `UPDATE webhook_messages SET claimed_until = ?
   WHERE id IN (
     SELECT id FROM (
-      SELECT m.id, m.next_attempt_at,
-        row_number() OVER (PARTITION BY m.endpoint_id ORDER BY m.next_attempt_at, m.id) AS n
-      FROM webhook_messages m
-      JOIN webhook_endpoints e ON e.id = m.endpoint_id AND e.disabled_at IS NULL
-      WHERE ${DUE} AND m.endpoint_id NOT IN (SELECT value FROM json_each(?))
-      ORDER BY m.next_attempt_at LIMIT ${CLAIM_WINDOW}
+      SELECT id, next_attempt_at,
+        row_number() OVER (PARTITION BY endpoint_id ORDER BY next_attempt_at, id) AS n
+      FROM (
+        SELECT m.id, m.endpoint_id, m.next_attempt_at FROM webhook_messages m
+        JOIN webhook_endpoints e ON e.id = m.endpoint_id AND e.disabled_at IS NULL
+        WHERE ${DUE} AND m.endpoint_id NOT IN (SELECT value FROM json_each(?))
+        ORDER BY m.next_attempt_at LIMIT ${CLAIM_WINDOW}
+      )
     ) WHERE n <= ? ORDER BY next_attempt_at LIMIT ?
   )
   RETURNING id, message_id AS messageId, endpoint_id AS endpointId, payload, attempts,
@@ -36,33 +49,79 @@ const CLAIM = `UPDATE webhook_messages SET claimed_until = ?
     (SELECT e.url FROM webhook_endpoints e WHERE e.id = webhook_messages.endpoint_id) AS url,
     (SELECT e.secret FROM webhook_endpoints e WHERE e.id = webhook_messages.endpoint_id) AS secret`;
 
-const RECORD_MESSAGE = `UPDATE webhook_messages SET status = ?, attempts = attempts + 1, last_attempt_at = ?,
-    response_status = ?, next_attempt_at = ?, claimed_until = NULL
-  WHERE id = ? AND status = 'pending'`;
+/**
+ * Every attempt of a batch: [id, status, at, response status, next attempt] per element of a
+ * JSON array. `+m.status` keeps the status out of the plan: without statistics SQLite's planner
+ * read every pending message through the status index and the array for each of them.
+ */
+const RECORD_MESSAGES = `UPDATE webhook_messages AS m SET status = a.value ->> 1, attempts = m.attempts + 1,
+    last_attempt_at = a.value ->> 2, response_status = a.value ->> 3, next_attempt_at = a.value ->> 4,
+    claimed_until = NULL
+  FROM json_each(?) AS a
+  WHERE m.id = a.value ->> 0 AND +m.status = 'pending'`;
 
-const RECORD_DELIVERED = 'UPDATE webhook_endpoints SET last_delivered_at = ?, failing_since = NULL WHERE id = ?';
-
-const RECORD_FAILED = `UPDATE webhook_endpoints SET last_failed_at = ?, failing_since = COALESCE(failing_since, ?),
-    disabled_at = CASE WHEN disabled_at IS NULL AND COALESCE(failing_since, ?) <= ? THEN ? ELSE disabled_at END
-  WHERE id = ?`;
+/**
+ * One endpoint's outcome (see `endpointOutcomes`): delivered since it last failed, or failing
+ * since the first failure after its last delivery, and disabled once failing since the cut-off.
+ */
+const RECORD_ENDPOINT = `UPDATE webhook_endpoints SET
+    last_delivered_at = COALESCE(@delivered, last_delivered_at),
+    last_failed_at = COALESCE(@failed, last_failed_at),
+    failing_since = CASE WHEN @delivered IS NOT NULL THEN @failingFrom ELSE COALESCE(failing_since, @failingFrom) END,
+    disabled_at = CASE WHEN disabled_at IS NULL AND @delivered IS NULL AND COALESCE(failing_since, @failingFrom) <= @cutoff
+      THEN @failed ELSE disabled_at END
+  WHERE id = @endpointId`;
 
 const FAIL_IF_DISABLED = `UPDATE webhook_messages SET status = 'failed', next_attempt_at = NULL, claimed_until = NULL
   WHERE endpoint_id = ? AND status = 'pending'
     AND EXISTS (SELECT 1 FROM webhook_endpoints WHERE id = ? AND disabled_at IS NOT NULL)`;
 
-/** The statements that record one attempt. */
-function recordStatements(attempt: AttemptRecord): WriterStatement[] {
-  const at = toSqliteDateTime(attempt.at);
-  const status = attempt.delivered ? 'delivered' : attempt.nextAttemptAt ? 'pending' : 'failed';
-  const next = attempt.nextAttemptAt ? toSqliteDateTime(attempt.nextAttemptAt) : null;
-  const message = { sql: RECORD_MESSAGE, params: [status, at, attempt.responseStatus, next, attempt.id] };
-  if (attempt.delivered) return [message, { sql: RECORD_DELIVERED, params: [at, attempt.endpointId] }];
-  const cutoff = toSqliteDateTime(attempt.disableIfFailingSince);
-  return [
-    message,
-    { sql: RECORD_FAILED, params: [at, at, at, cutoff, at, attempt.endpointId] },
-    { sql: FAIL_IF_DISABLED, params: [attempt.endpointId, attempt.endpointId] },
-  ];
+const time = (date: Date | null) => (date ? toSqliteDateTime(date) : null);
+
+/** A statement of a record, and what its count of changed rows says about its endpoint. */
+interface RecordStatement extends WriterStatement {
+  /** `none updated`: the endpoint is gone; `some failed`: it is disabled (its pending messages were failed). */
+  tells?: { endpointId: string; when: 'none updated' | 'some failed' };
+}
+
+/**
+ * The statements that record a batch of attempts: one for the messages, then per endpoint one
+ * for its state and, when any of its attempts failed, one that fails its pending messages if it
+ * is now disabled.
+ */
+function recordStatements(attempts: AttemptRecord[]): RecordStatement[] {
+  const rows = attempts.map((attempt) => [
+    attempt.id,
+    attempt.delivered ? 'delivered' : attempt.nextAttemptAt ? 'pending' : 'failed',
+    toSqliteDateTime(attempt.at),
+    attempt.responseStatus,
+    time(attempt.nextAttemptAt),
+  ]);
+  const statements: RecordStatement[] = [{ sql: RECORD_MESSAGES, params: [JSON.stringify(rows)] }];
+  for (const outcome of endpointOutcomes(attempts)) {
+    const { endpointId } = outcome;
+    statements.push({
+      sql: RECORD_ENDPOINT,
+      params: [
+        {
+          delivered: time(outcome.lastDeliveredAt),
+          failed: time(outcome.lastFailedAt),
+          failingFrom: time(outcome.failingFrom),
+          cutoff: time(outcome.disableIfFailingSince),
+          endpointId,
+        },
+      ],
+      tells: { endpointId, when: 'none updated' },
+    });
+    if (outcome.lastFailedAt) {
+      statements.push({
+        sql: FAIL_IF_DISABLED,
+        params: [endpointId, endpointId],
+        tells: { endpointId, when: 'some failed' },
+      });
+    }
+  }
+  return statements;
 }
 
 /**
@@ -89,12 +148,20 @@ export class SqliteWebhookMessageStore extends WebhookMessageStore {
     ]);
   }
 
-  /** All of them in one transaction on the writer. */
-  async record(attempts: AttemptRecord[]): Promise<void> {
-    const statements = attempts.flatMap((attempt) => recordStatements(attempt));
-    if (statements.length === 0) return;
-    const [first, ...then] = statements;
-    await this.sqlite.writer.runWith(first.sql, first.params, then);
+  /**
+   * All of them in one transaction on the writer. An endpoint whose row the batch did not update
+   * is gone; one whose pending messages were failed is disabled.
+   */
+  async record(attempts: AttemptRecord[]): Promise<Set<string>> {
+    const gone = new Set<string>();
+    if (attempts.length === 0) return gone;
+    const statements = recordStatements(attempts);
+    const changes = await this.sqlite.writer.runAll(statements.map(({ sql, params }) => ({ sql, params })));
+    statements.forEach(({ tells }, i) => {
+      if (!tells) return;
+      if (tells.when === 'none updated' ? changes[i] === 0 : changes[i] > 0) gone.add(tells.endpointId);
+    });
+    return gone;
   }
 
   async release(ids: string[]): Promise<void> {

@@ -25,10 +25,65 @@ export interface AttemptRecord {
   disableIfFailingSince: Date;
 }
 
+/**
+ * What the attempts of one batch did to one endpoint, as recording them one after the other
+ * would have: the last delivery and the last failure, and the failures since the last delivery
+ * (those that decide whether it is failing, and for how long).
+ */
+export interface EndpointOutcome {
+  endpointId: string;
+  /** The last delivery's time, when any of the batch's attempts delivered. */
+  lastDeliveredAt: Date | null;
+  /** The last failure's time, when any failed. */
+  lastFailedAt: Date | null;
+  /**
+   * The first failure after the last delivery (after the batch's start when none delivered):
+   * where the endpoint's `failing_since` starts if it was not failing already.
+   */
+  failingFrom: Date | null;
+  /** Disabled if failing since this instant or earlier (the latest of those failures' cut-offs). */
+  disableIfFailingSince: Date | null;
+}
+
+/**
+ * Folds a batch of attempts into one outcome per endpoint, so that the batch updates each
+ * endpoint once (one row per endpoint, whatever the number of its attempts). Attempts are taken
+ * in the order they ended.
+ */
+export function endpointOutcomes(attempts: readonly AttemptRecord[]): EndpointOutcome[] {
+  const outcomes = new Map<string, EndpointOutcome>();
+  for (const attempt of [...attempts].sort((a, b) => a.at.getTime() - b.at.getTime())) {
+    let outcome = outcomes.get(attempt.endpointId);
+    if (!outcome) {
+      outcome = {
+        endpointId: attempt.endpointId,
+        lastDeliveredAt: null,
+        lastFailedAt: null,
+        failingFrom: null,
+        disableIfFailingSince: null,
+      };
+      outcomes.set(attempt.endpointId, outcome);
+    }
+    if (attempt.delivered) {
+      outcome.lastDeliveredAt = attempt.at;
+      outcome.failingFrom = null;
+      outcome.disableIfFailingSince = null;
+    } else {
+      outcome.lastFailedAt = attempt.at;
+      outcome.failingFrom ??= attempt.at;
+      outcome.disableIfFailingSince = attempt.disableIfFailingSince;
+    }
+  }
+  return [...outcomes.values()];
+}
+
+/** Messages one claim takes at most. */
+export const MAX_CLAIM = 128;
+
 /** What a claim takes. */
 export interface ClaimRequest {
   now: Date;
-  /** Messages to claim at most. */
+  /** Messages to claim at most (at most MAX_CLAIM). */
   limit: number;
   /** Messages of one endpoint to claim at most. */
   perEndpoint: number;
@@ -52,11 +107,13 @@ export abstract class WebhookMessageStore {
   abstract claim(request: ClaimRequest): Promise<ClaimedMessage[]>;
 
   /**
-   * Records attempts, in order: each message delivered, rescheduled or failed, its lease ended;
-   * its endpoint's last delivery or failure; an endpoint failing since `disableIfFailingSince`
-   * with nothing delivered since is disabled, and its pending messages failed.
+   * Records attempts, in one transaction: each message delivered, rescheduled or failed, its
+   * lease ended; its endpoint's last delivery or failure (`endpointOutcomes`); an endpoint
+   * failing since `disableIfFailingSince` with nothing delivered since is disabled, and its
+   * pending messages failed. Resolves with the endpoints of the batch that are gone (deleted
+   * meanwhile) or disabled: none of their messages is to be attempted any more.
    */
-  abstract record(attempts: AttemptRecord[]): Promise<void>;
+  abstract record(attempts: AttemptRecord[]): Promise<Set<string>>;
 
   /** Ends the leases of messages not attempted after all (at shutdown): any instance takes them again. */
   abstract release(ids: string[]): Promise<void>;

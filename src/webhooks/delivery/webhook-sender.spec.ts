@@ -1,4 +1,6 @@
-import { WebhookSender } from './webhook-sender.js';
+import { Webhook } from 'standardwebhooks';
+import { newSigningSecret } from '../webhook-secret.js';
+import { signMessage, WebhookSender } from './webhook-sender.js';
 
 const message = {
   url: 'http://127.0.0.1:9/hook',
@@ -34,5 +36,33 @@ describe('WebhookSender', () => {
   it('reports a refused connection as a failed attempt without a status', async () => {
     sut = new WebhookSender(1000, true);
     await expect(sut.send(message)).resolves.toMatchObject({ delivered: false, status: null });
+  });
+});
+
+describe('signMessage', () => {
+  it("signs as standardwebhooks' Webhook#sign does, and its verify accepts the signature", () => {
+    for (let i = 0; i < 20; i++) {
+      const secret = newSigningSecret();
+      const at = new Date(Date.now() - i * 1000);
+      const payload = JSON.stringify({
+        type: 'link.created',
+        timestamp: at.toISOString(),
+        data: { code: `c${i}`, n: 'é✓' },
+      });
+      const timestamp = Math.floor(at.getTime() / 1000);
+      const sut = signMessage(secret, message.messageId, timestamp, payload);
+      expect(sut).toBe(new Webhook(secret).sign(message.messageId, at, payload));
+      const headers = {
+        'webhook-id': message.messageId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': sut,
+      };
+      expect(new Webhook(secret).verify(payload, headers)).toEqual(JSON.parse(payload));
+    }
+  });
+
+  it('refuses a secret without a key', () => {
+    expect(() => signMessage('whsec_', message.messageId, 1, '{}')).toThrow();
+    expect(() => signMessage('nothing', message.messageId, 1, '{}')).toThrow();
   });
 });

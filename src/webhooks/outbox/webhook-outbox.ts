@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
 import type { Prisma } from '../../generated/sqlite/client.js';
 import { eventPattern, type MessageType, type WebhookEvent } from '../webhook-events.js';
-import { newMessageId } from '../webhook-secret.js';
+import { newMessageId, newMessageRowId } from '../webhook-secret.js';
 
 /** Prisma's client inside an interactive transaction. */
 export type TransactionClient = Prisma.TransactionClient;
@@ -42,7 +41,7 @@ export class WebhookOutbox {
 /** A new pending message row, due now. */
 export function newMessage(endpointId: string, type: MessageType, payload: string, now: Date) {
   return {
-    id: randomUUID(),
+    id: newMessageRowId(),
     endpointId,
     messageId: newMessageId(),
     event: type,
