@@ -3,9 +3,6 @@
 // with script off; the owner sets and removes the password and the device targets on the link's
 // page. axe-core checks the password page and the link page at desktop and phone sizes, and the
 // run leaves screenshots in .cache/screenshots/ (password-*.png).
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,22 +11,13 @@ import { PrismaService } from '../src/database/prisma.service.js';
 import { LinksService } from '../src/links/links.service.js';
 import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
 import { createAccountWithToken, newClient } from './support/factories.js';
-import { PROJECT_ROOT } from './support/run-source.js';
+import { focusedControl, seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const ACCOUNT_PASSWORD = 'correct horse battery';
 const LINK_PASSWORD = 'open sesame';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-const SCREENSHOTS = join(PROJECT_ROOT, '.cache', 'screenshots');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
 
 describe('Password-protected links in a browser', () => {
   let testApp: TestApp;
@@ -58,21 +46,6 @@ describe('Password-protected links in a browser', () => {
     return link.code;
   }
 
-  async function axeViolations(page: Page): Promise<string[]> {
-    await page.addScriptTag({ content: AXE_SOURCE });
-    const { violations, passes } = await page.evaluate(async () => {
-      const axe = (
-        globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[]; passes: unknown[] }> } }
-      ).axe;
-      const results = await axe.run();
-      return { violations: results.violations, passes: results.passes.length };
-    });
-    expect(passes).toBeGreaterThan(10);
-    return violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
-  }
-
   beforeAll(async () => {
     targetSite = createServer((_request, response) =>
       response
@@ -83,7 +56,6 @@ describe('Password-protected links in a browser', () => {
     TARGET = `http://127.0.0.1:${(targetSite.address() as AddressInfo).port}/landing`;
     testApp = await startTestApp({ RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000', TRUST_PROXY: 'true' });
     browser = await launchChromium();
-    mkdirSync(SCREENSHOTS, { recursive: true });
   });
   afterAll(async () => {
     for (const context of contexts) await context.close();
@@ -123,27 +95,18 @@ describe('Password-protected links in a browser', () => {
       await expect(page.getByRole('heading', { name: 'The target' }).isVisible()).resolves.toBe(true);
     });
 
-    it('gets there by keyboard alone: Tab to the field, type, Enter', async () => {
+    it('gets there by keyboard alone: every control reached by Tab with a focus ring; type, Enter', async () => {
       const code = await protectedLink();
       const page = await newPage();
-      await page.goto(`/${code}`);
+      expect(await tabThrough(page, `/${code}`)).toEqual(walkedCleanly(`/${code}`));
 
-      const focusOrder: string[] = [];
-      for (let i = 0; i < 6; i++) {
+      await page.goto(`/${code}`);
+      let focused = '';
+      for (let step = 0; step < 8 && focused !== 'input "password"'; step++) {
         await page.keyboard.press('Tab');
-        focusOrder.push(
-          await page.evaluate(() => {
-            const e = (
-              globalThis as unknown as {
-                document: { activeElement: { tagName: string; id: string; textContent: string } | null };
-              }
-            ).document.activeElement;
-            return e ? `${e.tagName.toLowerCase()}#${e.id}:${e.textContent.trim()}` : '';
-          }),
-        );
-        if (focusOrder.at(-1)?.startsWith('input#password')) break;
+        focused = (await focusedControl(page))?.name ?? '';
       }
-      expect(focusOrder.at(-1)).toBe('input#password:');
+      expect(focused).toBe('input "password"');
       await page.keyboard.type(LINK_PASSWORD);
       await page.keyboard.press('Enter');
       await page.waitForURL(TARGET);
@@ -261,8 +224,7 @@ describe('Password-protected links in a browser', () => {
       const page = await newPage({ viewport, bypassCSP: true });
       const found: Record<string, string[]> = {};
       const check = async (name: string) => {
-        found[name] = await axeViolations(page);
-        await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size}.png`), fullPage: true });
+        found[name] = await seriousViolations(page, `${name}-${size}`);
       };
 
       const code = await protectedLink();
