@@ -1,5 +1,12 @@
 import { Webhook } from 'standardwebhooks';
-import { Agent, request } from 'undici';
+import type { Agent, request as undiciRequest } from 'undici';
+
+/**
+ * undici, loaded when the first message is sent: a process whose accounts have no webhooks (most
+ * of them, and every instance under a redirect load) never needs it, and it costs about 5 MiB of
+ * heap once loaded.
+ */
+let undici: Promise<typeof import('undici')> | undefined;
 import { addressLiteral, guardedLookup, isForbiddenAddress } from '../destination.js';
 
 /** Bytes of a receiver's answer read (and discarded) before the connection is dropped. */
@@ -35,7 +42,8 @@ export interface AttemptOutcome {
  * address at creation and to a private one now (DNS rebinding) is refused now.
  */
 export class WebhookSender {
-  private readonly agent: Agent;
+  /** The connection pool and the request function, made on the first send. */
+  private client?: Promise<{ agent: Agent; request: typeof undiciRequest }>;
   /** The attempts under way, each by its abort controller: the cut-off aborts them all. */
   private readonly underWay = new Set<AbortController>();
 
@@ -44,17 +52,24 @@ export class WebhookSender {
     private readonly allowPrivate: boolean,
     private readonly cutOff: AbortSignal = new AbortController().signal,
   ) {
-    this.agent = new Agent({
-      connect: { timeout: timeoutMs, ...(allowPrivate ? {} : { lookup: guardedLookup }) },
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
-      // A receiver's connections are reused between its messages, a few at a time.
-      keepAliveTimeout: 4_000,
-      connections: 16,
-    });
     cutOff.addEventListener('abort', () => {
       for (const controller of this.underWay) controller.abort();
     });
+  }
+
+  private connect(): Promise<{ agent: Agent; request: typeof undiciRequest }> {
+    this.client ??= (undici ??= import('undici')).then(({ Agent, request }) => ({
+      agent: new Agent({
+        connect: { timeout: this.timeoutMs, ...(this.allowPrivate ? {} : { lookup: guardedLookup }) },
+        headersTimeout: this.timeoutMs,
+        bodyTimeout: this.timeoutMs,
+        // A receiver's connections are reused between its messages, a few at a time.
+        keepAliveTimeout: 4_000,
+        connections: 16,
+      }),
+      request,
+    }));
+    return this.client;
   }
 
   async send(message: OutgoingMessage): Promise<AttemptOutcome> {
@@ -68,6 +83,7 @@ export class WebhookSender {
     if (!this.allowPrivate && literal !== undefined && isForbiddenAddress(literal)) {
       return { delivered: false, status: null, reason: `forbidden address ${literal}` };
     }
+    const { agent, request } = await this.connect();
     if (this.cutOff.aborted) return { delivered: false, status: null, cutOff: true };
     // The signature covers the timestamp header: both from one instant.
     const timestamp = Math.floor(Date.now() / 1000);
@@ -89,7 +105,7 @@ export class WebhookSender {
     try {
       const response = await request(url, {
         method: 'POST',
-        dispatcher: this.agent,
+        dispatcher: agent,
         signal: controller.signal,
         headers: {
           'content-type': 'application/json',
@@ -115,7 +131,7 @@ export class WebhookSender {
   }
 
   async close(): Promise<void> {
-    await this.agent.destroy();
+    if (this.client) await (await this.client).agent.destroy();
   }
 }
 
