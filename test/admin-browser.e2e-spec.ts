@@ -2,39 +2,18 @@
 // reports a link on /report, then an admin acts on it in /admin (reports, links, accounts,
 // blocked hosts, the audit log), with script on and off and by keyboard; axe-core checks every
 // page at desktop and phone sizes; screenshots go to .cache/screenshots/.
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
-import { PROJECT_ROOT } from './support/run-source.js';
+import { seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
-
-// The page's globals read inside page.evaluate(): this project compiles without the DOM library.
-interface PageElement {
-  tagName: string;
-  textContent: string | null;
-  getAttribute(name: string): string | null;
-}
-declare const document: { activeElement: PageElement | null; body: PageElement };
-declare function getComputedStyle(element: PageElement): { outlineStyle: string; outlineWidth: string };
-
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: unknown[] }[];
-}
 
 const PASSWORD = 'correct horse battery';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-const SCREENSHOTS = join(PROJECT_ROOT, '.cache', 'screenshots');
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 describe('running a public instance in a browser', () => {
   let testApp: TestApp;
@@ -99,7 +78,6 @@ describe('running a public instance in a browser', () => {
     testApp = await startTestApp({ RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000', TRUST_PROXY: 'true' });
     owner = await createAccountWithToken(testApp);
     browser = await launchChromium();
-    mkdirSync(SCREENSHOTS, { recursive: true });
   });
   afterAll(async () => {
     for (const context of contexts) await context.close();
@@ -215,53 +193,14 @@ describe('running a public instance in a browser', () => {
     await expect(visitor.getByText('Thank you.').isVisible()).resolves.toBe(true);
   });
 
-  /**
-   * Presses Tab through `path`: the controls it reached that the page does not list, the visible
-   * controls it never reached, and those that had no focus ring of 2px or more.
-   */
-  async function tabThrough(page: Page, path: string) {
-    await page.goto(path);
-    const controls = await page.$$eval(
-      'a[href], button, input:not([type="hidden"]), summary, select, textarea',
-      (elements) =>
-        elements
-          .filter((element) => element.checkVisibility())
-          .map((e) => `${e.tagName.toLowerCase()} "${e.textContent?.trim().slice(0, 30) || e.getAttribute('name')}"`),
-    );
-    const reached: string[] = [];
-    const unringed: string[] = [];
-    for (let step = 0; step < controls.length + 3; step++) {
-      await page.keyboard.press('Tab');
-      const focused = await page.evaluate(() => {
-        const e = document.activeElement;
-        if (!e || e === document.body) return null;
-        const style = getComputedStyle(e);
-        return {
-          name: `${e.tagName.toLowerCase()} "${e.textContent?.trim().slice(0, 30) || e.getAttribute('name')}"`,
-          ring: style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 2,
-        };
-      });
-      if (!focused) continue;
-      if (!reached.includes(focused.name)) reached.push(focused.name);
-      if (!focused.ring && !unringed.includes(focused.name)) unringed.push(focused.name);
-    }
-    return {
-      path,
-      unexpected: reached.filter((name) => !controls.includes(name)),
-      unreached: controls.filter((name) => !reached.includes(name)),
-      unringed,
-    };
-  }
-
   it('reaches every control with Tab, each with a visible focus ring', async () => {
-    const none = (path: string) => ({ path, unexpected: [], unreached: [], unringed: [] });
     const code = await createLink('https://keyboard.example/');
     await testApp.app.get(PrismaService).report.create({ data: { code, reason: 'spam', details: 'keyboard' } });
     await testApp.app
       .get(PrismaService)
       .blockedHost.create({ data: { host: 'keyboard-blocked.example', createdBy: 'cli' } });
     const visitor = await newPage();
-    expect(await tabThrough(visitor, '/report')).toEqual(none('/report'));
+    expect(await tabThrough(visitor, '/report')).toEqual(walkedCleanly('/report'));
 
     const page = await newPage();
     await signInAsAdmin(page);
@@ -273,7 +212,7 @@ describe('running a public instance in a browser', () => {
       '/admin/blocked-hosts',
       '/admin/audit',
     ]) {
-      expect(await tabThrough(page, path)).toEqual(none(path));
+      expect(await tabThrough(page, path)).toEqual(walkedCleanly(path));
     }
   });
 
@@ -286,18 +225,7 @@ describe('running a public instance in a browser', () => {
       const page = await newPage({ viewport, bypassCSP: true });
       const found: Record<string, string[]> = {};
       const check = async (name: string) => {
-        await page.addScriptTag({ content: AXE_SOURCE });
-        const { violations, passes } = await page.evaluate(async () => {
-          const axe = (
-            globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[]; passes: unknown[] }> } }
-          ).axe;
-          const results = await axe.run();
-          return { violations: results.violations, passes: results.passes.length };
-        });
-        expect(passes).toBeGreaterThan(10);
-        const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-        found[name] = bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
-        await page.screenshot({ path: join(SCREENSHOTS, `${name}-${size}.png`), fullPage: true });
+        found[name] = await seriousViolations(page, `${name}-${size}`);
       };
       const reported = await createLink(`https://screens-${size}.example/a/long/path/to/a/page/that/imitates/a/bank`);
       const disabled = await createLink(`https://disabled-${size}.example/`);

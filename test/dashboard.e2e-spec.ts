@@ -163,8 +163,11 @@ describe('Account dashboard', () => {
     const errorCsrf = /name="_csrf" value="([^"]+)"/.exec(errorPage)?.[1] ?? '';
     expect((await other.post(`/dashboard/links/${code}`, { url: 'https://evil.example/' }, csrf)).status).toBe(404);
     await other.post(`/dashboard/links/${code}/delete`, {}, csrf);
+    // Nor can it set or remove the link's password.
+    expect((await other.post(`/dashboard/links/${code}/password`, { password: 'taken over' }, csrf)).status).toBe(404);
+    expect((await other.post(`/dashboard/links/${code}/password/remove`, {}, csrf)).status).toBe(404);
     const still = await testApp.request(`/api/links/${code}`, { headers: owner.bearer });
-    expect(((await still.json()) as { url: string }).url).toBe('https://example.com/mine');
+    expect(await still.json()).toMatchObject({ url: 'https://example.com/mine', password_protected: false });
     expect((await other.post('/logout', {}, errorCsrf)).status).toBe(303);
     expect((await other.get('/dashboard')).status).toBe(303);
   });
