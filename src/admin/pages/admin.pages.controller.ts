@@ -60,6 +60,11 @@ function backTo(form: Form, list: Section, done: string, extra: Record<string, s
   return `${list}?${params.toString()}`;
 }
 
+/** The reason a form gives for disabling (one character over the limit, so a longer one is refused, not cut). */
+function reasonOf(form: Form): string {
+  return field(form, 'reason', MAX_REASON_LENGTH + 1);
+}
+
 /** The query string of a list page's links to its other pages (its search kept). */
 function pageQuery(params: Record<string, string | undefined>): string {
   const kept = Object.entries(params).filter((entry): entry is [string, string] => Boolean(entry[1]));
@@ -114,14 +119,12 @@ export class AdminPagesController {
     @Param('id') id: string,
     @CurrentSession() session: ActiveSession,
   ) {
-    const form = request.body as Form;
     return this.act(
+      request,
       reply,
       session,
-      async (actor) => {
-        await this.admin.disableReportedLink(actor, id, field(form, 'reason', MAX_REASON_LENGTH + 1));
-        return backTo(form, '/admin/reports', 'link-disabled');
-      },
+      { list: '/admin/reports', done: 'link-disabled' },
+      (actor, form) => this.admin.disableReportedLink(actor, id, reasonOf(form)),
       (alert, status) => this.renderReports(reply, session, 'open', 1, { alert }, status),
     );
   }
@@ -133,14 +136,12 @@ export class AdminPagesController {
     @Param('id') id: string,
     @CurrentSession() session: ActiveSession,
   ) {
-    const form = request.body as Form;
     return this.act(
+      request,
       reply,
       session,
-      async (actor) => {
-        await this.admin.dismissReport(actor, id);
-        return backTo(form, '/admin/reports', 'report-dismissed');
-      },
+      { list: '/admin/reports', done: 'report-dismissed' },
+      (actor) => this.admin.dismissReport(actor, id),
       (alert, status) => this.renderReports(reply, session, 'open', 1, { alert }, status),
     );
   }
@@ -167,14 +168,12 @@ export class AdminPagesController {
     @Param('code') code: string,
     @CurrentSession() session: ActiveSession,
   ) {
-    const form = request.body as Form;
     return this.act(
+      request,
       reply,
       session,
-      async (actor) => {
-        await this.admin.disableLink(actor, code, field(form, 'reason', MAX_REASON_LENGTH + 1));
-        return backTo(form, '/admin/links', 'link-disabled');
-      },
+      { list: '/admin/links', done: 'link-disabled' },
+      (actor, form) => this.admin.disableLink(actor, code, reasonOf(form)),
       (alert, status) => this.renderLinks(reply, session, { q: code, page: 1, alert }, status),
     );
   }
@@ -186,14 +185,12 @@ export class AdminPagesController {
     @Param('code') code: string,
     @CurrentSession() session: ActiveSession,
   ) {
-    const form = request.body as Form;
     return this.act(
+      request,
       reply,
       session,
-      async (actor) => {
-        await this.admin.enableLink(actor, code);
-        return backTo(form, '/admin/links', 'link-enabled');
-      },
+      { list: '/admin/links', done: 'link-enabled' },
+      (actor) => this.admin.enableLink(actor, code),
       (alert, status) => this.renderLinks(reply, session, { q: code, page: 1, alert }, status),
     );
   }
@@ -218,14 +215,12 @@ export class AdminPagesController {
     @Param('id') id: string,
     @CurrentSession() session: ActiveSession,
   ) {
-    const form = request.body as Form;
     return this.act(
+      request,
       reply,
       session,
-      async (actor) => {
-        await this.admin.disableAccount(actor, id, field(form, 'reason', MAX_REASON_LENGTH + 1));
-        return backTo(form, '/admin/accounts', 'account-disabled');
-      },
+      { list: '/admin/accounts', done: 'account-disabled' },
+      (actor, form) => this.admin.disableAccount(actor, id, reasonOf(form)),
       (alert, status) => this.renderAccounts(reply, session, { q: '', page: 1, alert }, status),
     );
   }
@@ -237,14 +232,12 @@ export class AdminPagesController {
     @Param('id') id: string,
     @CurrentSession() session: ActiveSession,
   ) {
-    const form = request.body as Form;
     return this.act(
+      request,
       reply,
       session,
-      async (actor) => {
-        await this.admin.enableAccount(actor, id);
-        return backTo(form, '/admin/accounts', 'account-enabled');
-      },
+      { list: '/admin/accounts', done: 'account-enabled' },
+      (actor) => this.admin.enableAccount(actor, id),
       (alert, status) => this.renderAccounts(reply, session, { q: '', page: 1, alert }, status),
     );
   }
@@ -256,14 +249,12 @@ export class AdminPagesController {
     @Param('id') id: string,
     @CurrentSession() session: ActiveSession,
   ) {
-    const form = request.body as Form;
     return this.act(
+      request,
       reply,
       session,
-      async (actor) => {
-        await this.admin.deleteAccount(actor, id);
-        return backTo(form, '/admin/accounts', 'account-deleted');
-      },
+      { list: '/admin/accounts', done: 'account-deleted' },
+      (actor) => this.admin.deleteAccount(actor, id),
       (alert, status) => this.renderAccounts(reply, session, { q: '', page: 1, alert }, status),
     );
   }
@@ -317,14 +308,12 @@ export class AdminPagesController {
     @Res() reply: FastifyReply,
     @CurrentSession() session: ActiveSession,
   ) {
-    const host = field(request.body as Form, 'host', 1000);
     return this.act(
+      request,
       reply,
       session,
-      async (actor) => {
-        await this.admin.unblockHost(actor, host);
-        return '/admin/blocked-hosts?done=host-unblocked';
-      },
+      { list: '/admin/blocked-hosts', done: 'host-unblocked' },
+      (actor, form) => this.admin.unblockHost(actor, field(form, 'host', 1000)),
       (alert, status) => this.renderBlockedHosts(reply, session, { form: {}, errors: {}, alert }, status),
     );
   }
@@ -349,17 +338,22 @@ export class AdminPagesController {
   }
 
   /**
-   * Runs an action: on success, 303 to where it says; refused (an ApiError a person can act on),
-   * the page again with the refusal as an alert and its status. Faults go on to the error page.
+   * Runs an action of a form posted from a list: on success, 303 back to the list (its page and
+   * search as the form's `return_to` says) with `done`; refused (an ApiError a person can act
+   * on), the page again with the refusal as an alert and its status. Faults go on to the error page.
    */
   private async act(
+    request: FastifyRequest,
     reply: FastifyReply,
     session: ActiveSession,
-    action: (actor: Actor) => Promise<string>,
+    back: { list: Section; done: string },
+    action: (actor: Actor, form: Form) => Promise<unknown>,
     refused: (alert: string, status: number) => Promise<unknown>,
   ) {
+    const form = request.body as Form;
     try {
-      return reply.redirect(await action(await this.actor(session)), 303);
+      await action(await this.actor(session), form);
+      return reply.redirect(backTo(form, back.list, back.done), 303);
     } catch (error) {
       if (!(error instanceof ApiError) || error.getStatus() >= 500) throw error;
       return refused(error.fieldErrors?.[0]?.message ?? error.detail, error.getStatus());
