@@ -1,6 +1,5 @@
 import { ValidateBy, type ValidationOptions } from 'class-validator';
 import { ApiError } from '../common/errors/api-error.js';
-import { hashPassword } from '../accounts/passwords.js';
 
 /** A link's password: 4 to 256 characters (the contract). */
 export const LINK_PASSWORD_MIN_LENGTH = 4;
@@ -12,14 +11,6 @@ export const LINK_PASSWORD_MAX_LENGTH = 256;
  * a password share its hash, so a campaign of 1,000 links behind one password costs one.
  */
 export const MAX_BULK_PASSWORDS = 10;
-
-/**
- * The stored form of a link's password: hashed as account passwords are (scrypt, OWASP's
- * parameters, a salt each: src/accounts/passwords.ts).
- */
-export function hashLinkPassword(password: string): Promise<string> {
-  return hashPassword(password);
-}
 
 /**
  * `password` as sent: undefined when absent (unchanged), null for `null` (none; on update it

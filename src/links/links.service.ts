@@ -22,7 +22,9 @@ import {
 import { couldBeCode, customCodeProblem, generateCode } from './short-code.js';
 import { parseExpiresAt } from './link-expiry.js';
 import { parseTags } from './link-tags.js';
-import { hashLinkPassword, MAX_BULK_PASSWORDS, parsePassword } from './link-password.js';
+// A link's password is hashed as account passwords are (scrypt, OWASP's parameters, a salt each).
+import { hashPassword } from '../accounts/passwords.js';
+import { MAX_BULK_PASSWORDS, parsePassword } from './link-password.js';
 import { qrCodeSvg } from './qr-code.js';
 import { normalizeTargetUrl, type TargetField } from './target-url.js';
 import { WebhookSubscriptions } from '../webhooks/outbox/webhook-subscriptions.js';
@@ -175,7 +177,7 @@ export class LinksService {
       blocked,
     );
     // Hashed once every check has passed: the hash is the expensive part, on purpose.
-    const passwordHash = password === undefined ? null : await hashLinkPassword(password);
+    const passwordHash = password === undefined ? null : await hashPassword(password);
     const event = await this.linkEvent(accountId, 'link.created');
 
     let created: LinkRecord | null;
@@ -254,7 +256,7 @@ export class LinksService {
     });
 
     // One at a time: each hash takes 128 MiB for its few hundred milliseconds.
-    for (const password of passwordHashes.keys()) passwordHashes.set(password, await hashLinkPassword(password));
+    for (const password of passwordHashes.keys()) passwordHashes.set(password, await hashPassword(password));
     const event = pending.length > 0 ? await this.linkEvent(accountId, 'link.created') : undefined;
     for (let attempt = 0; pending.length > 0; attempt++) {
       const inserted = await this.links.insertManyIfCodesFree(
@@ -332,7 +334,7 @@ export class LinksService {
     }
     const password = parsePassword(input.password);
     // Hashed once every check has passed: the hash is the expensive part, on purpose.
-    const passwordHash = typeof password === 'string' ? await hashLinkPassword(password) : password;
+    const passwordHash = typeof password === 'string' ? await hashPassword(password) : password;
     const event = await this.linkEvent(accountId, 'link.updated');
     const changes = { url, expiresAt, tags, passwordHash, iosUrl, androidUrl };
     const link = await this.links.updateForAccount(code, accountId, changes, event);

@@ -33,7 +33,7 @@ export interface NewLink {
   clicks?: number;
   /** Tags as `parseTags` gives them (lower case, each once); written with the link or not at all. */
   tags?: string[];
-  /** The hash of its password (`hashLinkPassword`); absent or null: none. */
+  /** The hash of its password (`hashPassword`, as account passwords); absent or null: none. */
   passwordHash?: string | null;
   /** Device targets, normalised; absent or null: none. */
   iosUrl?: string | null;
