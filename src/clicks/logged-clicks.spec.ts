@@ -76,4 +76,74 @@ describe('LoggedClicks', () => {
     expect(sut.size).toBe(0);
     expect(sut.oldestClosedAt).toBeUndefined();
   });
+
+  it('keeps every day, referrer host and label of a batch as it was given', () => {
+    const sut = new LoggedClicks();
+    const day = (
+      clicks: number,
+      bots: number,
+      referrers: Array<[string, number]>,
+      labels: Array<[string, number]>,
+    ) => ({
+      clicks,
+      bots,
+      referrers: new Map(referrers),
+      labels: new Map(labels),
+    });
+    const days = new Map([
+      ['2026-11-23', day(5, 5, [], [])],
+      [
+        '2026-11-24',
+        day(
+          9,
+          2,
+          [
+            ['news.example', 4],
+            ['(direct)', 3],
+          ],
+          [
+            ['country:DE', 7],
+            ['device:mobile', 7],
+          ],
+        ),
+      ],
+    ]);
+    sut.add({ id: 1, closedAt: at(1), counts: new Map([['abc1234', days]]) });
+    sut.add({
+      id: 2,
+      closedAt: at(2),
+      counts: new Map([['abc1234', new Map([['2026-11-24', day(1, 0, [['a.example', 1]], [])]])]]),
+    });
+
+    expect(sut.tallyNotIn(link())).toEqual(
+      new Map([
+        ['2026-11-23', day(5, 5, [], [])],
+        [
+          '2026-11-24',
+          day(
+            10,
+            2,
+            [
+              ['news.example', 4],
+              ['(direct)', 3],
+              ['a.example', 1],
+            ],
+            [
+              ['country:DE', 7],
+              ['device:mobile', 7],
+            ],
+          ),
+        ],
+      ]),
+    );
+    expect(sut.clicksNotIn(link())).toBe(15);
+    expect(sut.hosts().sort()).toEqual(['(direct)', 'a.example', 'news.example']);
+
+    sut.dropThrough(1);
+
+    expect(sut.hosts()).toEqual(['a.example']);
+    expect(sut.tallyNotIn(link({ clicksThroughBatch: 1 }))).toEqual(
+      new Map([['2026-11-24', day(1, 0, [['a.example', 1]], [])]]),
+    );
+  });
 });
