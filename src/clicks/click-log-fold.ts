@@ -3,7 +3,8 @@
 import type Database from 'better-sqlite3';
 import { taskDuty } from '../database/task-pacing.js';
 import { defineWriterTask, type TaskContext } from '../database/sqlite-writer-protocol.js';
-import { mergeCodeTally, parseTally, splitLabelKey, type CodeTally } from './click-tally.js';
+import { splitLabelKey } from './click-tally.js';
+import { mergePacked, packedClicks, parsePackedTally, type PackedCodeTally } from './packed-tally.js';
 
 /** The task's arguments: how long the fold may take (0: as fast as it can, at shutdown). */
 export interface FoldArgs {
@@ -17,13 +18,17 @@ const FOLD_LOOKUPS_PER_TRANSACTION = 2000;
 /** A fold's rows at most, for tableOrder's fast path: 2^21 positions fit below the rowid. */
 const POSITIONS = 2 ** 21;
 
-/** Per code: its clicks in all batches, by day and referrer, and the first batch that has it. */
+/**
+ * Per code: its clicks in all batches, the first batch that has it, and its tally in each of them
+ * (packed, shared with `batches`: added up by day and referrer only when the code's rows are
+ * written, so a fold of a large log holds one packed copy of it, not a Map per code per day).
+ */
 interface Total {
   code: string;
   clicks: number;
   firstId: number;
   firstLoggedAt: string;
-  days: CodeTally;
+  parts: PackedCodeTally[];
 }
 
 type LinkRow = [code: string, createdAt: string, throughBatch: number, accountId: string | null];
@@ -78,28 +83,31 @@ async function fold(db: Database.Database, spreadMs: number, context: TaskContex
   );
 
   const totals = new Map<string, Total>();
-  const batches: Array<{ id: number; loggedAt: string; counts: Map<string, CodeTally> }> = [];
-  for (const { id, loggedAt, counts: json } of rows) {
+  const batches: Array<{ id: number; loggedAt: string; counts: Map<string, PackedCodeTally> }> = [];
+  for (let i = 0; i < rows.length; i++) {
+    const { id, loggedAt, counts: json } = rows[i];
     // logged_at is ISO 8601 in UTC: its first ten characters are the UTC day.
-    const counts = parseTally(json, loggedAt.slice(0, 10));
+    const counts = parsePackedTally(json, loggedAt.slice(0, 10));
+    // The row's JSON is not needed again (the log can hold tens of MiB of it).
+    rows[i].counts = '';
     batches.push({ id, loggedAt, counts });
-    for (const [code, days] of counts) {
+    for (const [code, packed] of counts) {
       let total = totals.get(code);
       if (!total) {
-        total = { code, clicks: 0, firstId: id, firstLoggedAt: loggedAt, days: new Map() };
+        total = { code, clicks: 0, firstId: id, firstLoggedAt: loggedAt, parts: [] };
         totals.set(code, total);
       }
-      addDays(total, days);
+      addPart(total, packed);
     }
     await pacer.slice();
   }
   /** The clicks of `code` in the batches `row` does not include, closed after it was created. */
   const clicksFor = (code: string, row: LinkRow): Total => {
     const [, createdAt, throughBatch] = row;
-    const total: Total = { code, clicks: 0, firstId: 0, firstLoggedAt: '', days: new Map() };
+    const total: Total = { code, clicks: 0, firstId: 0, firstLoggedAt: '', parts: [] };
     for (const batch of batches) {
-      const days = batch.counts.get(code);
-      if (days && batch.id > throughBatch && batch.loggedAt >= createdAt) addDays(total, days);
+      const packed = batch.counts.get(code);
+      if (packed && batch.id > throughBatch && batch.loggedAt >= createdAt) addPart(total, packed);
     }
     return total;
   };
@@ -143,7 +151,7 @@ async function fold(db: Database.Database, spreadMs: number, context: TaskContex
   );
   /** Writes a link's days; `accountId` null: an anonymous link, which no account overview counts. */
   const addDaily = (total: Total, accountId: string | null) => {
-    for (const [day, { clicks, bots, referrers, labels }] of total.days) {
+    for (const [day, { clicks, bots, referrers, labels }] of mergePacked(total.parts)) {
       const month = day.slice(0, 7);
       addDay.run(total.code, day, clicks, bots);
       if (accountId !== null) {
@@ -238,9 +246,9 @@ async function fold(db: Database.Database, spreadMs: number, context: TaskContex
   return through;
 }
 
-function addDays(total: Total, days: CodeTally): void {
-  for (const tally of days.values()) total.clicks += tally.clicks;
-  mergeCodeTally(total.days, days);
+function addPart(total: Total, packed: PackedCodeTally): void {
+  total.clicks += packedClicks(packed);
+  total.parts.push(packed);
 }
 
 /**

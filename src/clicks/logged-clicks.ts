@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { emptyDay, mergeCodeTally, type ClickTally, type CodeTally } from './click-tally.js';
+import { mergeCodeTally, type ClickTally, type CodeTally } from './click-tally.js';
+import { packTally, packedClicks, packedHosts, unpackCodeTally, type PackedCodeTally } from './packed-tally.js';
 
 /** One flush's clicks, as written to the click log. */
 export interface LoggedClickBatch {
@@ -17,20 +18,6 @@ export interface LinkClicks {
   /** The last batch `clicks` (and the link's daily rows) include (0: none). */
   clicksThroughBatch: number;
 }
-
-/**
- * One code's clicks in one batch, in one flat array: for each day `day, clicks, bots, R, L`, then
- * R pairs `host, clicks` and L pairs `labelKey, clicks`. As Maps (a CodeTally: a Map of days, each
- * with a Map of referrers and one of labels) a code count took ~850 bytes of heap; packed, ~180.
- */
-type PackedCodeTally = Array<string | number>;
-
-/** Where a day's fields sit in a PackedCodeTally, from the day's start. */
-const DAY_CLICKS = 1;
-const DAY_BOTS = 2;
-const DAY_REFERRERS = 3;
-const DAY_LABELS = 4;
-const DAY_HEADER = 5;
 
 interface HeldBatch {
   id: number;
@@ -50,8 +37,8 @@ interface HeldBatch {
  *
  * Under cold traffic over many links a batch holds a count for most codes clicked in its flush
  * interval (10,000 a second at the benchmark's cold redirects), and the log is held until a fold
- * (up to FOLD_AFTER_LOGGED_CODES counts): each is kept packed (PackedCodeTally), with the strings
- * of a batch (days, hosts, label keys) shared, and unpacked only for the few codes a read asks for.
+ * (up to FOLD_AFTER_LOGGED_CODES counts): each is kept packed (PackedCodeTally), and unpacked only
+ * for the few codes a read asks for.
  */
 @Injectable()
 export class LoggedClicks {
@@ -62,7 +49,7 @@ export class LoggedClicks {
 
   /** Records a batch that is now in the log; batches arrive in id order. */
   add(batch: LoggedClickBatch): void {
-    const held: HeldBatch = { id: batch.id, closedAt: batch.closedAt, counts: pack(batch.counts) };
+    const held: HeldBatch = { id: batch.id, closedAt: batch.closedAt, counts: packTally(batch.counts) };
     this.batches.push(held);
     this.count(held, 1);
   }
@@ -87,10 +74,7 @@ export class LoggedClicks {
     const hosts = new Set<string>();
     for (const [code, packed] of batch.counts) {
       adjust(this.codeCounts, code, change);
-      for (let day = 0; day < packed.length; day = nextDay(packed, day)) {
-        const referrers = packed[day + DAY_REFERRERS] as number;
-        for (let i = 0; i < referrers; i++) hosts.add(packed[day + DAY_HEADER + 2 * i] as string);
-      }
+      for (const host of packedHosts(packed)) hosts.add(host);
     }
     for (const host of hosts) adjust(this.hostCounts, host, change);
   }
@@ -102,16 +86,14 @@ export class LoggedClicks {
    */
   clicksNotIn(link: LinkClicks): number {
     let clicks = 0;
-    for (const packed of this.batchesNotIn(link)) {
-      for (let day = 0; day < packed.length; day = nextDay(packed, day)) clicks += packed[day + DAY_CLICKS] as number;
-    }
+    for (const packed of this.batchesNotIn(link)) clicks += packedClicks(packed);
     return clicks;
   }
 
   /** The same clicks as `clicksNotIn`, by day and referrer host. */
   tallyNotIn(link: LinkClicks): CodeTally {
     const tally: CodeTally = new Map();
-    for (const packed of this.batchesNotIn(link)) mergeCodeTally(tally, unpack(packed));
+    for (const packed of this.batchesNotIn(link)) mergeCodeTally(tally, unpackCodeTally(packed));
     return tally;
   }
 
@@ -133,63 +115,6 @@ export class LoggedClicks {
   get oldestClosedAt(): Date | undefined {
     return this.batches[0]?.closedAt;
   }
-}
-
-/** A batch's counts packed, each distinct string (day, host, label key) kept once. */
-function pack(counts: ClickTally): Map<string, PackedCodeTally> {
-  const strings = new Map<string, string>();
-  const shared = (value: string): string => {
-    const known = strings.get(value);
-    if (known !== undefined) return known;
-    strings.set(value, value);
-    return value;
-  };
-  const packedCounts = new Map<string, PackedCodeTally>();
-  for (const [code, days] of counts) {
-    let length = 0;
-    for (const { referrers, labels } of days.values()) length += DAY_HEADER + 2 * (referrers.size + labels.size);
-    // Sized once: an array grown by push keeps up to half as much again as spare capacity.
-    const packed = new Array<string | number>(length);
-    let at = 0;
-    for (const [day, { clicks, bots, referrers, labels }] of days) {
-      packed[at++] = shared(day);
-      packed[at++] = clicks;
-      packed[at++] = bots;
-      packed[at++] = referrers.size;
-      packed[at++] = labels.size;
-      for (const [host, hostClicks] of referrers) {
-        packed[at++] = shared(host);
-        packed[at++] = hostClicks;
-      }
-      for (const [key, labelClicks] of labels) {
-        packed[at++] = shared(key);
-        packed[at++] = labelClicks;
-      }
-    }
-    packedCounts.set(code, packed);
-  }
-  return packedCounts;
-}
-
-function unpack(packed: PackedCodeTally): CodeTally {
-  const days: CodeTally = new Map();
-  for (let day = 0; day < packed.length; day = nextDay(packed, day)) {
-    const tally = emptyDay();
-    tally.clicks = packed[day + DAY_CLICKS] as number;
-    tally.bots = packed[day + DAY_BOTS] as number;
-    const referrers = packed[day + DAY_REFERRERS] as number;
-    const labels = packed[day + DAY_LABELS] as number;
-    let at = day + DAY_HEADER;
-    for (let i = 0; i < referrers; i++, at += 2) tally.referrers.set(packed[at] as string, packed[at + 1] as number);
-    for (let i = 0; i < labels; i++, at += 2) tally.labels.set(packed[at] as string, packed[at + 1] as number);
-    days.set(packed[day] as string, tally);
-  }
-  return days;
-}
-
-/** Where the day after the one starting at `day` starts. */
-function nextDay(packed: PackedCodeTally, day: number): number {
-  return day + DAY_HEADER + 2 * ((packed[day + DAY_REFERRERS] as number) + (packed[day + DAY_LABELS] as number));
 }
 
 function adjust(counts: Map<string, number>, key: string, change: number): void {
