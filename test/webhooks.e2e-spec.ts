@@ -589,7 +589,9 @@ describe('link.updated when a link is disabled or enabled by an admin, a blocked
   it('tells the owner when a blocked host disables the link and when unblocking enables it', async () => {
     await create('st-host', 'https://shop.states-blocked.example/offer');
     await create('st-other', 'https://example.com/state-other');
-    expect((await admin$('blocked-hosts', { method: 'POST', json: { host: 'states-blocked.example' } })).status).toBe(201);
+    expect((await admin$('blocked-hosts', { method: 'POST', json: { host: 'states-blocked.example' } })).status).toBe(
+      201,
+    );
     await eventually(() => Promise.resolve(expect(updatesOf('st-host')).toHaveLength(1)));
     expect(updatesOf('st-host')[0].data).toEqual(await ownersView('st-host'));
     expect(updatesOf('st-host')[0].data.disabled_at).toMatch(ISO_DATE);

@@ -509,9 +509,9 @@ export class LinksRepository {
         await this.changeStates(async (tx) => {
           // The links still disabled for `from`: those this change restates (and announces).
           const held = updated
-            ? (await tx.link.findMany({ where: { code: { in: batch }, disabledCause: from }, select: { code: true } })).map(
-                (row) => row.code,
-              )
+            ? (
+                await tx.link.findMany({ where: { code: { in: batch }, disabledCause: from }, select: { code: true } })
+              ).map((row) => row.code)
             : batch;
           if (held.length === 0) return [];
           await tx.link.updateMany({
