@@ -20,8 +20,8 @@ const POSITIONS = 2 ** 21;
 
 /**
  * Per code: its clicks in all batches, the first batch that has it, and its tally in each of them
- * (packed, shared with `batches`: added up by day and referrer only when the code's rows are
- * written, so a fold of a large log holds one packed copy of it, not a Map per code per day).
+ * (packed: added up by day and referrer only when the code's rows are written, so a fold of a
+ * large log holds one packed copy of it, not a Map per code per day).
  */
 interface Total {
   code: string;
@@ -29,6 +29,8 @@ interface Total {
   firstId: number;
   firstLoggedAt: string;
   parts: PackedCodeTally[];
+  /** The batch of each part (`click_batches.id`). */
+  partBatches: number[];
 }
 
 type LinkRow = [code: string, createdAt: string, throughBatch: number, accountId: string | null];
@@ -70,45 +72,45 @@ export const foldClickLog = defineWriterTask<FoldArgs>(import.meta.url, 'foldCli
 );
 
 async function fold(db: Database.Database, spreadMs: number, context: TaskContext): Promise<number> {
-  const rows = db.prepare('SELECT id, logged_at AS loggedAt, counts FROM click_batches ORDER BY id').all() as Array<{
-    id: number;
-    loggedAt: string;
-    counts: string;
-  }>;
+  // The batches' JSON is read one batch at a time: a large log holds tens of MiB of it.
+  const rows = db
+    .prepare('SELECT id, logged_at AS loggedAt, length(counts) AS chars FROM click_batches ORDER BY id')
+    .all() as Array<{ id: number; loggedAt: string; chars: number }>;
   if (rows.length === 0) return 0;
   const through = rows[rows.length - 1].id;
-  const loggedChars = rows.reduce((sum, row) => sum + row.counts.length, 0);
+  const loggedChars = rows.reduce((sum, row) => sum + row.chars, 0);
+  const countsOf = db.prepare<[number], string>('SELECT counts FROM click_batches WHERE id = ?').pluck();
+  const loggedAtOf = new Map(rows.map(({ id, loggedAt }) => [id, loggedAt]));
   const pacer = context.pace(
     taskDuty(foldMsPerLoggedChar === undefined ? undefined : foldMsPerLoggedChar * loggedChars, spreadMs),
   );
 
   const totals = new Map<string, Total>();
-  const batches: Array<{ id: number; loggedAt: string; counts: Map<string, PackedCodeTally> }> = [];
-  for (let i = 0; i < rows.length; i++) {
-    const { id, loggedAt, counts: json } = rows[i];
+  for (const { id, loggedAt } of rows) {
+    const json = countsOf.get(id);
+    // Gone only if another fold deleted it since (folds run one at a time: not expected).
+    if (json === undefined) continue;
     // logged_at is ISO 8601 in UTC: its first ten characters are the UTC day.
     const counts = parsePackedTally(json, loggedAt.slice(0, 10));
-    // The row's JSON is not needed again (the log can hold tens of MiB of it).
-    rows[i].counts = '';
-    batches.push({ id, loggedAt, counts });
     for (const [code, packed] of counts) {
       let total = totals.get(code);
       if (!total) {
-        total = { code, clicks: 0, firstId: id, firstLoggedAt: loggedAt, parts: [] };
+        total = { code, clicks: 0, firstId: id, firstLoggedAt: loggedAt, parts: [], partBatches: [] };
         totals.set(code, total);
       }
-      addPart(total, packed);
+      addPart(total, packed, id);
     }
     await pacer.slice();
   }
   /** The clicks of `code` in the batches `row` does not include, closed after it was created. */
   const clicksFor = (code: string, row: LinkRow): Total => {
     const [, createdAt, throughBatch] = row;
-    const total: Total = { code, clicks: 0, firstId: 0, firstLoggedAt: '', parts: [] };
-    for (const batch of batches) {
-      const packed = batch.counts.get(code);
-      if (packed && batch.id > throughBatch && batch.loggedAt >= createdAt) addPart(total, packed);
-    }
+    const all = totals.get(code)!;
+    const total: Total = { code, clicks: 0, firstId: 0, firstLoggedAt: '', parts: [], partBatches: [] };
+    all.parts.forEach((packed, i) => {
+      const id = all.partBatches[i];
+      if (id > throughBatch && loggedAtOf.get(id)! >= createdAt) addPart(total, packed, id);
+    });
     return total;
   };
   const addDay = db.prepare(
@@ -246,9 +248,10 @@ async function fold(db: Database.Database, spreadMs: number, context: TaskContex
   return through;
 }
 
-function addPart(total: Total, packed: PackedCodeTally): void {
+function addPart(total: Total, packed: PackedCodeTally, batch: number): void {
   total.clicks += packedClicks(packed);
   total.parts.push(packed);
+  total.partBatches.push(batch);
 }
 
 /**
