@@ -78,6 +78,8 @@ const DRAIN_TARGET_MS = 10_000;
 const QUIET_MS = 50;
 /** The webhook scenarios' target whose instance stores only, beside a worker process. */
 const WORKER_TARGET = 'shortlink, delivery off + worker';
+/** The same instance with no worker: what storing the message costs, with nothing delivered on the machine. */
+const STORING_TARGET = 'shortlink, delivery off, no worker';
 /** The webhook scenario's two rows. */
 const WEBHOOK_ROWS = {
   without: 'create with a token, no webhook',
@@ -696,8 +698,10 @@ async function runGroup(options, kind, links, report) {
  * instance started with WEBHOOK_DELIVERY=off and a `shortlink webhooks worker` process beside it,
  * on a database of their own (an instance that delivers would take their messages too): the
  * target is judged on that instance's CPU, and the worker's is reported apart (per message, and
- * per drained message). With --before, the build before does what this build's instance does
- * (its own database too), every round interleaved with this build's.
+ * per drained message). And once more with no worker at all (messages stored, none sent): what
+ * storing costs the instance while the machine delivers nothing, to tell it from what a worker
+ * on the same cores costs it. With --before, the build before does what this build's instance
+ * does (its own database too), every round interleaved with this build's.
  */
 async function runWebhooks(options, kind, database, report, group) {
   const receiverPort = await freePort();
@@ -709,9 +713,16 @@ async function runWebhooks(options, kind, database, report, group) {
     builds.push(await startWebhookBuild(options, kind, database, receiverPort, 'shortlink', ROOT));
     const apart = await prepareBenchDatabase(kind, 1000, benchAccount(), 0);
     builds.push({
-      ...(await startWebhookBuild(options, kind, apart, receiverPort, WORKER_TARGET, ROOT, { worker: true })),
+      ...(await startWebhookBuild(options, kind, apart, receiverPort, WORKER_TARGET, ROOT, { delivery: 'worker' })),
       drop: apart.drop,
     });
+    if (options.scenarios.has('webhooks')) {
+      const idle = await prepareBenchDatabase(kind, 1000, benchAccount(), 0);
+      builds.push({
+        ...(await startWebhookBuild(options, kind, idle, receiverPort, STORING_TARGET, ROOT, { delivery: 'none' })),
+        drop: idle.drop,
+      });
+    }
     if (options.before) {
       const own = await prepareBenchDatabase(kind, 1000, benchAccount(), 0, options.before);
       builds.push({
@@ -727,7 +738,9 @@ async function runWebhooks(options, kind, database, report, group) {
           name: build.name,
           sidecarPid: build.worker?.pid,
           load: build.createAs(build.hooked),
-          settle: async () => void (await build.deliveredUpTo(await build.hookedLinks())),
+          settle: build.storesOnly
+            ? undefined
+            : async () => void (await build.deliveredUpTo(await build.hookedLinks())),
         },
       ]);
       log(`  ${SCENARIOS.webhooks}: ${builds.map((b) => b.name).join(', ')}, the two accounts interleaved (${kind})`);
@@ -746,20 +759,31 @@ async function runWebhooks(options, kind, database, report, group) {
             result,
             note:
               i === 1
-                ? `link.created, delivered to a local receiver${build.worker ? ' by the worker process' : ''}${workerNote(result)}`
-                : build.worker
+                ? build.storesOnly
+                  ? 'link.created, stored and not sent'
+                  : `link.created, delivered to a local receiver${build.worker ? ' by the worker process' : ''}${workerNote(result)}`
+                : build.worker || build.storesOnly
                   ? `delivery off${workerNote(result)}`
                   : undefined,
           }),
         );
         const links = await build.hookedLinks();
         const final = await build.counts();
-        report.check({
-          ...group,
-          name: `${build.name}: every webhook message delivered, once`,
-          ok: final.distinct === links && final.received === final.distinct,
-          detail: `${links} links created with the webhook, ${final.distinct} messages received (${final.received - final.distinct} more than once)`,
-        });
+        report.check(
+          build.storesOnly
+            ? {
+                ...group,
+                name: `${build.name}: an instance with delivery off sends nothing`,
+                ok: final.received === 0,
+                detail: `${links} links created with the webhook, ${final.received} messages received`,
+              }
+            : {
+                ...group,
+                name: `${build.name}: every webhook message delivered, once`,
+                ok: final.distinct === links && final.received === final.distinct,
+                detail: `${links} links created with the webhook, ${final.distinct} messages received (${final.received - final.distinct} more than once)`,
+              },
+        );
         if (without.cpu.serviceUs === null || withHook.cpu.serviceUs === null) continue;
         const ratio = withHook.cpu.serviceUs / without.cpu.serviceUs;
         // Rounds are paired as measured (the two accounts one after the other): each pair's ratio.
@@ -777,14 +801,16 @@ async function runWebhooks(options, kind, database, report, group) {
             : `; the worker process's CPU per link with the webhook ${Math.round(withHook.cpu.sidecarUs)} µs (rounds ${list(withHook.sidecarCpuRuns)}), without ${Math.round(without.cpu.sidecarUs ?? 0)} µs (its polls); API instance and worker together ${((withHook.cpu.serviceUs + withHook.cpu.sidecarUs) / (without.cpu.serviceUs + (without.cpu.sidecarUs ?? 0))).toFixed(2)} ×`;
         const name = build.worker
           ? `creation with one webhook ≤ ${WEBHOOK_CPU_TARGET.toFixed(2)} × without (CPU of the API instance with delivery off, per created link)`
-          : `${build.name}, delivering in-process: creation with one webhook against without (service CPU per created link)`;
+          : build.storesOnly
+            ? `${build.name}: creation with one webhook against without (storing the message only, nothing delivered)`
+            : `${build.name}, delivering in-process: creation with one webhook against without (service CPU per created link)`;
         report.check({
           ...group,
           name,
           // Judged on the instance beside a worker (the deployment the target is for); the
           // in-process figures and the build before are reported, not judged.
           ...(build.judged ? targetCheck(options, ratio <= WEBHOOK_CPU_TARGET) : { ok: true }),
-          detail: `${Math.round(withHook.cpu.serviceUs)} µs against ${Math.round(without.cpu.serviceUs)} µs: ${ratio.toFixed(2)} × (rounds: ${list(withHook.cpuRuns)} against ${list(without.cpuRuns)} µs, ${list(rounds, 2)} ×)${postgres}${worker}; deliveries all in ${list(withHook.settleMs)} ms after each round`,
+          detail: `${Math.round(withHook.cpu.serviceUs)} µs against ${Math.round(without.cpu.serviceUs)} µs: ${ratio.toFixed(2)} × (rounds: ${list(withHook.cpuRuns)} against ${list(without.cpuRuns)} µs, ${list(rounds, 2)} ×)${postgres}${worker}${build.storesOnly ? '' : `; deliveries all in ${list(withHook.settleMs)} ms after each round`}`,
           ratio,
           rounds,
           workerCpuUs: withHook.cpu.sidecarUs,
@@ -793,10 +819,12 @@ async function runWebhooks(options, kind, database, report, group) {
       }
     }
     if (options.scenarios.has('drain')) {
-      log(`  ${SCENARIOS.drain}: ${builds.map((b) => b.name).join(', ')} (${kind})`);
-      const figures = builds.map(() => ({ times: /** @type {number[]} */ ([]), cpu: /** @type {number[]} */ ([]) }));
+      // An instance that stores only has nothing to drain.
+      const draining = builds.filter((build) => !build.storesOnly);
+      log(`  ${SCENARIOS.drain}: ${draining.map((b) => b.name).join(', ')} (${kind})`);
+      const figures = draining.map(() => ({ times: /** @type {number[]} */ ([]), cpu: /** @type {number[]} */ ([]) }));
       for (let run = 0; run < options.runs; run++) {
-        const order = [...builds.entries()];
+        const order = [...draining.entries()];
         if (run % 2 === 1) order.reverse();
         for (const [b, build] of order) {
           const { ms, cpuPerMessage } = await build.drain(`${run}`);
@@ -804,7 +832,7 @@ async function runWebhooks(options, kind, database, report, group) {
           if (cpuPerMessage !== null) figures[b].cpu.push(cpuPerMessage);
         }
       }
-      for (const [b, build] of builds.entries()) {
+      for (const [b, build] of draining.entries()) {
         const { times, cpu } = figures[b];
         const name = `${DRAIN_MESSAGES.toLocaleString('en')} pending webhook messages delivered in < ${DRAIN_TARGET_MS / 1000} s`;
         report.check({
@@ -832,7 +860,12 @@ async function runWebhooks(options, kind, database, report, group) {
  * with an endpoint posting to the receiver at a path of its own), and what the runner asks of
  * them.
  */
-async function startWebhookBuild(options, kind, database, receiverPort, name, root, { worker = false } = {}) {
+/**
+ * `delivery`: `inline`, the instance delivers (the default); `worker`, it only stores
+ * (WEBHOOK_DELIVERY=off) and a worker process beside it delivers; `none`, it only stores and
+ * nothing delivers.
+ */
+async function startWebhookBuild(options, kind, database, receiverPort, name, root, { delivery = 'inline' } = {}) {
   const path = `/${name.replace(/\W+/g, '-')}`;
   const plain = benchAccount(`plain-${path.slice(1)}@example.com`);
   const hooked = benchAccount(`hooked-${path.slice(1)}@example.com`);
@@ -840,10 +873,10 @@ async function startWebhookBuild(options, kind, database, receiverPort, name, ro
   const service = await startService(
     options,
     database,
-    worker ? { ...WEBHOOK_SERVICE_ENV, WEBHOOK_DELIVERY: 'off' } : WEBHOOK_SERVICE_ENV,
+    delivery === 'inline' ? WEBHOOK_SERVICE_ENV : { ...WEBHOOK_SERVICE_ENV, WEBHOOK_DELIVERY: 'off' },
     root,
   );
-  const workerProc = worker ? await startWebhookWorker(options, database, root) : undefined;
+  const workerProc = delivery === 'worker' ? await startWebhookWorker(options, database, root) : undefined;
   const base = `http://127.0.0.1:${service.port}`;
   const added = await fetch(`${base}/api/webhooks`, {
     method: 'POST',
@@ -882,7 +915,8 @@ async function startWebhookBuild(options, kind, database, receiverPort, name, ro
     name,
     service: { ...service, name },
     worker: workerProc,
-    judged: worker,
+    judged: delivery === 'worker',
+    storesOnly: delivery === 'none',
     plain,
     hooked,
     counts,
