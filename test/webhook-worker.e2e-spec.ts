@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { eventually } from './support/eventually.js';
+import { freePort } from './support/free-port.js';
 import { createAccountWithToken, newClient, type TestAccount } from './support/factories.js';
 import { completion, spawnSource, type ProcessResult } from './support/run-source.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
@@ -161,14 +162,15 @@ describe('an API instance with WEBHOOK_DELIVERY=off', () => {
 });
 
 describe('shortlink webhooks worker', () => {
-  it('delivers what the API instance stored, signed with the endpoint secret, each message once', async () => {
+  it('delivers what the API instance stored, signed with the endpoint secret, each message once, and counts it in its metrics', async () => {
     const account = await createAccountWithToken(api);
     const endpoint = await addEndpoint(account, '/signed');
     await createLinks(account, 30, 'signed');
     const test = await api.request(`/api/webhooks/${endpoint.id}/test`, { method: 'POST', headers: account.apiKey });
     expect(test.status).toBe(202);
 
-    const worker = await startWorker();
+    const metricsPort = await freePort();
+    const worker = await startWorker({ HOST: '127.0.0.1', METRICS_PORT: String(metricsPort) });
 
     await eventually(async () => {
       expect(receiver.at('/signed')).toHaveLength(31);
@@ -187,6 +189,8 @@ describe('shortlink webhooks worker', () => {
     expect(deliveries.every((d) => d.status === 'delivered' && d.attempts === 1 && d.response_status === 200)).toBe(
       true,
     );
+    const metrics = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    expect(metrics).toContain('shortlink_webhook_deliveries_total{result="delivered"} 31');
     expect(complaints(worker)).toEqual([]);
   });
 

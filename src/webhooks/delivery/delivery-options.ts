@@ -7,11 +7,18 @@ export interface DeliveryOptions {
    * on an index that finds nothing, see WebhookMessageStore.claim).
    */
   pollIntervalMs: number;
+  /**
+   * Outcomes of attempts that end within this long of each other are recorded together (one
+   * transaction). Nothing waits for a record but the lease, which lasts minutes: the longer, the
+   * fewer commits, each of which a process beside it sharing the database pays for too (on
+   * SQLite, other connections drop their page cache at every commit another one makes).
+   */
+  recordDelayMs: number;
 }
 
 export const DELIVERY_OPTIONS = Symbol('DELIVERY_OPTIONS');
 
 /** The in-process worker (WEBHOOK_DELIVERY=inline). */
-export const INLINE_DELIVERY: DeliveryOptions = { pollIntervalMs: 500 };
+export const INLINE_DELIVERY: DeliveryOptions = { pollIntervalMs: 500, recordDelayMs: 5 };
 /** `shortlink webhooks worker`: a new message waits 50 ms on average before it is claimed. */
-export const WORKER_PROCESS_DELIVERY: DeliveryOptions = { pollIntervalMs: 100 };
+export const WORKER_PROCESS_DELIVERY: DeliveryOptions = { pollIntervalMs: 100, recordDelayMs: 50 };

@@ -38,8 +38,6 @@ const LEASE_ATTEMPTS = Math.ceil(
  * the creation itself).
  */
 const CLAIM_DELAY_MS = 20;
-/** Outcomes of attempts that end within this long of each other are recorded together. */
-const RECORD_DELAY_MS = 5;
 /** A lease outlives the attempts it covers by this much. */
 const LEASE_MARGIN_MS = 60_000;
 /**
@@ -170,14 +168,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private recordTimer?: NodeJS.Timeout;
 
   /**
-   * Records an attempt's outcome together with those that end within RECORD_DELAY_MS (one
+   * Records an attempt's outcome together with those that end within `recordDelayMs` (one
    * transaction for all of them); resolves once they are written (or failed to be: logged, and
    * the lease makes the message due again).
    */
   private record(attempt: AttemptRecord): Promise<void> {
     return new Promise((resolve) => {
       this.recording.push({ attempt, done: resolve });
-      this.recordTimer ??= setTimeout(() => void this.writeRecords(), RECORD_DELAY_MS);
+      this.recordTimer ??= setTimeout(() => void this.writeRecords(), this.options.recordDelayMs);
     });
   }
 
