@@ -24,9 +24,12 @@ const SESSION_BY_ID_HASH = preparedRead<{
   accountDisabled: boolean | number;
 }>({
   name: 'session-by-id-hash',
-  sqlite: `SELECT s.account_id AS "accountId", s.last_seen_at AS "lastSeenAt", a.is_admin AS "isAdmin",
-    a.disabled_at IS NOT NULL AS "accountDisabled"
-    FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.id_hash = $1`,
+  // Scalar subqueries on SQLite, not a join: a plan that does not depend on the tables'
+  // statistics (see USABLE_TOKEN_BY_HASH in tokens.repository.ts).
+  sqlite: `SELECT s.account_id AS "accountId", s.last_seen_at AS "lastSeenAt",
+      (SELECT a.is_admin FROM accounts a WHERE a.id = s.account_id) AS "isAdmin",
+      (SELECT a.disabled_at IS NOT NULL FROM accounts a WHERE a.id = s.account_id) AS "accountDisabled"
+    FROM sessions s WHERE s.id_hash = $1`,
   postgresql: `SELECT s.account_id AS "accountId", (extract(epoch FROM s.last_seen_at) * 1000)::float8 AS "lastSeenAt",
     a.is_admin AS "isAdmin", a.disabled_at IS NOT NULL AS "accountDisabled"
     FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.id_hash = $1`,
