@@ -1,9 +1,10 @@
+import { AccountsService } from '../src/accounts/accounts.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { ServiceCounters } from '../src/metrics/service-counters.js';
 import { KEEP_MESSAGES_MS } from '../src/webhooks/delivery/webhook-dispatcher.js';
 import { WebhookMessageStore } from '../src/webhooks/delivery/webhook-message-store.js';
 import { eventually } from './support/eventually.js';
-import { createAccountWithToken, type TestAccount } from './support/factories.js';
+import { createAccountWithToken, createAdminWithToken, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { verifyMessage, WebhookReceiver, type ReceivedMessage } from './support/webhook-receiver.js';
 
@@ -529,6 +530,92 @@ describe('messages about links', () => {
       .get(PrismaService)
       .webhookMessage.count({ where: { endpoint: { accountId: plain.accountId } } });
     expect(messages).toBe(0);
+  });
+});
+
+describe('link.updated when a link is disabled or enabled by an admin, a blocked host or its account', () => {
+  let owner: TestAccount;
+  let admin: TestAccount;
+  let secret: string;
+
+  beforeAll(async () => {
+    [owner, admin] = await Promise.all([createAccountWithToken(testApp), createAdminWithToken(testApp)]);
+    secret = (await addWebhook(owner, { url: receiver.url('/states'), events: ['link.updated'] })).secret!;
+  });
+
+  /** The link.updated messages about `code` received so far, their signatures checked. */
+  function updatesOf(code: string): Array<{ data: Record<string, unknown> }> {
+    return receiver
+      .at('/states')
+      .map((message) => verifyMessage(secret, message) as { type: string; data: Record<string, unknown> })
+      .filter((message) => message.type === 'link.updated' && message.data.code === code);
+  }
+
+  async function create(code: string, url: string): Promise<void> {
+    const response = await testApp.request('/api/links', {
+      method: 'POST',
+      headers: owner.apiKey,
+      json: { url, custom_code: code },
+    });
+    expect(response.status).toBe(201);
+  }
+
+  /** The link as its owner reads it now. */
+  async function ownersView(code: string): Promise<Record<string, unknown>> {
+    const response = await testApp.request(`/api/links/${code}`, { headers: owner.apiKey });
+    expect(response.status).toBe(200);
+    return (await response.json()) as Record<string, unknown>;
+  }
+
+  function admin$(path: string, init: { method: string; json?: unknown }): Promise<Response> {
+    return testApp.request(`/api/admin/${path}`, { ...init, headers: admin.bearer });
+  }
+
+  it('tells the owner when an admin disables the link and when an admin enables it, once each', async () => {
+    await create('st-admin', 'https://example.com/state-admin');
+    expect((await admin$('links/st-admin/disable', { method: 'POST', json: { reason: 'Phishing' } })).status).toBe(200);
+    await eventually(() => Promise.resolve(expect(updatesOf('st-admin')).toHaveLength(1)));
+    const disabled = await ownersView('st-admin');
+    expect(disabled.disabled_at).toMatch(ISO_DATE);
+    expect(updatesOf('st-admin')[0].data).toEqual(disabled);
+
+    // Disabled again: nothing changed, nothing sent.
+    expect((await admin$('links/st-admin/disable', { method: 'POST', json: { reason: 'Again' } })).status).toBe(200);
+    expect((await admin$('links/st-admin/enable', { method: 'POST' })).status).toBe(200);
+    await eventually(() => Promise.resolve(expect(updatesOf('st-admin')).toHaveLength(2)));
+    expect(updatesOf('st-admin')[1].data).toEqual({ ...(await ownersView('st-admin')), disabled_at: null });
+  });
+
+  it('tells the owner when a blocked host disables the link and when unblocking enables it', async () => {
+    await create('st-host', 'https://shop.states-blocked.example/offer');
+    await create('st-other', 'https://example.com/state-other');
+    expect((await admin$('blocked-hosts', { method: 'POST', json: { host: 'states-blocked.example' } })).status).toBe(
+      201,
+    );
+    await eventually(() => Promise.resolve(expect(updatesOf('st-host')).toHaveLength(1)));
+    expect(updatesOf('st-host')[0].data).toEqual(await ownersView('st-host'));
+    expect(updatesOf('st-host')[0].data.disabled_at).toMatch(ISO_DATE);
+
+    expect((await admin$('blocked-hosts/states-blocked.example', { method: 'DELETE' })).status).toBe(204);
+    await eventually(() => Promise.resolve(expect(updatesOf('st-host')).toHaveLength(2)));
+    expect(updatesOf('st-host')[1].data).toMatchObject({ code: 'st-host', disabled_at: null });
+    // The link on another host was never touched.
+    expect(updatesOf('st-other')).toHaveLength(0);
+  });
+
+  it('tells the owner about each live link when the account is disabled, and again when it is enabled', async () => {
+    await create('st-acct', 'https://example.com/state-account');
+    const accounts = testApp.app.get(AccountsService);
+    const before = updatesOf('st-other').length;
+    await accounts.disable(owner.accountId, 'Spam');
+    await eventually(() => Promise.resolve(expect(updatesOf('st-acct')).toHaveLength(1)));
+    await eventually(() => Promise.resolve(expect(updatesOf('st-other')).toHaveLength(before + 1)));
+    expect(updatesOf('st-acct')[0].data.disabled_at).toMatch(ISO_DATE);
+
+    await accounts.enable(owner.accountId);
+    await eventually(() => Promise.resolve(expect(updatesOf('st-acct')).toHaveLength(2)));
+    expect(updatesOf('st-acct')[1].data).toEqual(await ownersView('st-acct'));
+    expect(updatesOf('st-acct')[1].data.disabled_at).toBeNull();
   });
 });
 

@@ -3,7 +3,7 @@ import { LoggedClicks } from '../clicks/logged-clicks.js';
 import { PrismaService } from '../database/prisma.service.js';
 import type { OutboxEvent, OutboxMessages } from '../webhooks/outbox/outbox-messages.js';
 import { OutboxSignal } from '../webhooks/outbox/outbox-signal.js';
-import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.js';
+import { WebhookOutbox, type TransactionClient } from '../webhooks/outbox/webhook-outbox.js';
 import { LinkStore, type NewLink, type StoredLink } from './store/link-store.js';
 
 export type { NewLink } from './store/link-store.js';
@@ -73,6 +73,19 @@ export type LinkState = { cause: DisabledCause; reason: string } | null;
 
 /** Rows changed per UPDATE … WHERE code IN (…): far below either database's parameter limit. */
 const UPDATE_BATCH = 500;
+
+/**
+ * A `link.updated` message's body for a link as it is now (the resource as the API answers it:
+ * LinksService). Given to the changes that disable or enable links when some endpoint receives
+ * `link.updated`; without it they store no message.
+ */
+export type LinkUpdatedBody = (record: LinkRecord) => string;
+
+/**
+ * How long a change of many links' states, with their messages, may hold its transaction: an
+ * account's or a host's links at once (Prisma's default of 5 s is for a request's own rows).
+ */
+const STATE_CHANGE_TIMEOUT_MS = 120_000;
 
 /** What Prisma reads of a link's tags: sorted, as the stores read them. */
 const WITH_TAGS = { tags: { select: { tag: true }, orderBy: { tag: 'asc' } } } as const;
@@ -356,13 +369,16 @@ export class LinksRepository {
    * disabled, so that lifting those no longer brings it back. False for an unknown code; a link
    * an admin disabled already keeps its first reason.
    */
-  async disableByAdmin(code: string, reason: string, at: Date): Promise<boolean> {
+  async disableByAdmin(code: string, reason: string, at: Date, updated?: LinkUpdatedBody): Promise<boolean> {
     const link = await this.prisma.link.findUnique({ where: { code }, select: { disabledCause: true } });
     if (!link) return false;
-    await this.prisma.link.updateMany({
-      where: { code, OR: [{ disabledCause: null }, { disabledCause: { not: 'admin' } }] },
-      data: { disabledAt: at, disabledReason: reason, disabledCause: 'admin' },
-    });
+    await this.changeStates(async (tx) => {
+      const { count } = await tx.link.updateMany({
+        where: { code, OR: [{ disabledCause: null }, { disabledCause: { not: 'admin' } }] },
+        data: { disabledAt: at, disabledReason: reason, disabledCause: 'admin' },
+      });
+      return count > 0 ? [code] : [];
+    }, updated);
     return true;
   }
 
@@ -370,11 +386,14 @@ export class LinksRepository {
    * Makes a disabled link live, whatever disabled it: the service checks first that nothing
    * holds it any more (a blocked host, its disabled account).
    */
-  async enable(code: string): Promise<void> {
-    await this.prisma.link.updateMany({
-      where: { code, disabledAt: { not: null } },
-      data: { disabledAt: null, disabledReason: null, disabledCause: null },
-    });
+  async enable(code: string, updated?: LinkUpdatedBody): Promise<void> {
+    await this.changeStates(async (tx) => {
+      const { count } = await tx.link.updateMany({
+        where: { code, disabledAt: { not: null } },
+        data: { disabledAt: null, disabledReason: null, disabledCause: null },
+      });
+      return count > 0 ? [code] : [];
+    }, updated);
   }
 
   /**
@@ -417,11 +436,17 @@ export class LinksRepository {
    * Disables the live links among `codes` for `cause`; the codes it disabled. A link that became
    * disabled meanwhile (by another cause) keeps its own.
    */
-  async disableLive(codes: string[], cause: DisabledCause, reason: string, at: Date): Promise<string[]> {
+  async disableLive(
+    codes: string[],
+    cause: DisabledCause,
+    reason: string,
+    at: Date,
+    updated?: LinkUpdatedBody,
+  ): Promise<string[]> {
     const disabled: string[] = [];
     for (let start = 0; start < codes.length; start += UPDATE_BATCH) {
       const batch = codes.slice(start, start + UPDATE_BATCH);
-      const live = await this.prisma.$transaction(async (tx) => {
+      const live = await this.changeStates(async (tx) => {
         const rows = await tx.link.findMany({
           where: { code: { in: batch }, disabledAt: null },
           select: { code: true },
@@ -434,7 +459,7 @@ export class LinksRepository {
           });
         }
         return found;
-      });
+      }, updated);
       disabled.push(...live);
     }
     return disabled;
@@ -444,11 +469,20 @@ export class LinksRepository {
    * Disables every live link of the account (cause `account`), in one statement; the codes of
    * the account's links (to drop from the caches).
    */
-  async disableAllOfAccount(accountId: string, reason: string, at: Date): Promise<string[]> {
-    await this.prisma.link.updateMany({
-      where: { accountId, disabledAt: null },
-      data: { disabledAt: at, disabledReason: reason, disabledCause: 'account' },
-    });
+  async disableAllOfAccount(accountId: string, reason: string, at: Date, updated?: LinkUpdatedBody): Promise<string[]> {
+    await this.changeStates(async (tx) => {
+      // Which links were live is read only when there are messages to store about them.
+      const live = updated
+        ? (await tx.link.findMany({ where: { accountId, disabledAt: null }, select: { code: true } })).map(
+            (row) => row.code,
+          )
+        : [];
+      await tx.link.updateMany({
+        where: { accountId, disabledAt: null },
+        data: { disabledAt: at, disabledReason: reason, disabledCause: 'account' },
+      });
+      return live;
+    }, updated);
     return this.codesOfAccount(accountId);
   }
 
@@ -456,7 +490,12 @@ export class LinksRepository {
    * Gives links that were disabled for `from` their new state: live, or disabled for another
    * cause that still holds. Only links still disabled for `from` change.
    */
-  async restate(changes: Array<{ code: string; state: LinkState }>, from: DisabledCause, at: Date): Promise<void> {
+  async restate(
+    changes: Array<{ code: string; state: LinkState }>,
+    from: DisabledCause,
+    at: Date,
+    updated?: LinkUpdatedBody,
+  ): Promise<void> {
     const groups = new Map<string, { state: LinkState; codes: string[] }>();
     for (const { code, state } of changes) {
       const key = state ? `${state.cause}\u0000${state.reason}` : '';
@@ -466,14 +505,73 @@ export class LinksRepository {
     }
     for (const { state, codes } of groups.values()) {
       for (let start = 0; start < codes.length; start += UPDATE_BATCH) {
-        await this.prisma.link.updateMany({
-          where: { code: { in: codes.slice(start, start + UPDATE_BATCH) }, disabledCause: from },
-          data: state
-            ? { disabledAt: at, disabledReason: state.reason, disabledCause: state.cause }
-            : { disabledAt: null, disabledReason: null, disabledCause: null },
-        });
+        const batch = codes.slice(start, start + UPDATE_BATCH);
+        await this.changeStates(async (tx) => {
+          // The links still disabled for `from`: those this change restates (and announces).
+          const held = updated
+            ? (
+                await tx.link.findMany({ where: { code: { in: batch }, disabledCause: from }, select: { code: true } })
+              ).map((row) => row.code)
+            : batch;
+          if (held.length === 0) return [];
+          await tx.link.updateMany({
+            where: { code: { in: held }, disabledCause: from },
+            data: state
+              ? { disabledAt: at, disabledReason: state.reason, disabledCause: state.cause }
+              : { disabledAt: null, disabledReason: null, disabledCause: null },
+          });
+          return updated ? held : [];
+        }, updated);
       }
     }
+  }
+
+  /**
+   * Runs `change`, which changes links' states and answers the codes it changed, in a transaction
+   * and, with `updated`, stores a `link.updated` message for each of those links in the same
+   * transaction (the outbox: a message exists if and only if its change committed). The codes.
+   */
+  private async changeStates(
+    change: (tx: TransactionClient) => Promise<string[]>,
+    updated: LinkUpdatedBody | undefined,
+  ): Promise<string[]> {
+    let stored = 0;
+    const codes = await this.prisma.$transaction(
+      async (tx) => {
+        const changed = await change(tx);
+        if (updated) stored = await this.announceUpdated(tx, changed, updated);
+        return changed;
+      },
+      { timeout: STATE_CHANGE_TIMEOUT_MS },
+    );
+    if (stored > 0) this.outboxSignal.notify();
+    return codes;
+  }
+
+  /**
+   * In `tx`: a `link.updated` message for each of the links `codes` as they are now, to the
+   * endpoints of its account that receive it (an anonymous link has none). The messages stored.
+   */
+  private async announceUpdated(tx: TransactionClient, codes: string[], updated: LinkUpdatedBody): Promise<number> {
+    let stored = 0;
+    for (let start = 0; start < codes.length; start += UPDATE_BATCH) {
+      const links = await tx.link.findMany({
+        where: { code: { in: codes.slice(start, start + UPDATE_BATCH) }, accountId: { not: null } },
+        include: WITH_TAGS,
+      });
+      const byAccount = new Map<string, LinkRecord[]>();
+      for (const link of links) {
+        const record = this.withLoggedClicks(fromPrisma(link));
+        if (record.accountId === null) continue;
+        const records = byAccount.get(record.accountId) ?? [];
+        records.push(record);
+        byAccount.set(record.accountId, records);
+      }
+      for (const [accountId, records] of byAccount) {
+        stored += await this.outbox.addInTransaction(tx, accountId, 'link.updated', () => records.map(updated));
+      }
+    }
+    return stored;
   }
 
   private toAdminRecord(

@@ -16,6 +16,7 @@ import {
   type DisabledCause,
   type LinkRecord,
   type LinkState,
+  type LinkUpdatedBody,
   type LinkToRecheck,
   type NewLink,
 } from './links.repository.js';
@@ -28,6 +29,7 @@ import { MAX_BULK_PASSWORDS, parsePassword } from './link-password.js';
 import { qrCodeSvg } from './qr-code.js';
 import { normalizeTargetUrl, type TargetField } from './target-url.js';
 import { WebhookSubscriptions } from '../webhooks/outbox/webhook-subscriptions.js';
+import { messageBody } from '../webhooks/webhook-events.js';
 import { BlockedHostList, type BlockedHostSnapshot } from '../blocked-hosts/blocked-host-list.js';
 import { blockKeys } from '../blocked-hosts/blocked-host.js';
 
@@ -160,6 +162,16 @@ export class LinksService {
    */
   private linkEvent(accountId: string | null | undefined, event: 'link.created' | 'link.updated') {
     return this.webhooks.outboxEvent(accountId, event, (record: LinkRecord) => this.toDto(record));
+  }
+
+  /**
+   * What the changes of links' states (disabled, enabled) tell the webhooks: a `link.updated`
+   * body per link, or undefined when no endpoint of any account receives that event (one cache
+   * lookup); the repository stores each link's message for its own account's endpoints.
+   */
+  private async linkUpdatedBody(): Promise<LinkUpdatedBody | undefined> {
+    if (!(await this.webhooks.anyReceives('link.updated'))) return undefined;
+    return (record) => messageBody('link.updated', this.toDto(record), new Date());
   }
 
   private readonly bulkTurns = pLimit(BULK_CALLS_AT_ONCE);
@@ -471,7 +483,9 @@ export class LinksService {
    * account's disabling does not either).
    */
   async disableByAdmin(code: string, reason: string): Promise<LinkDto> {
-    if (!couldBeCode(code) || !(await this.links.disableByAdmin(code, reason, new Date()))) throw ApiError.notFound();
+    if (!couldBeCode(code)) throw ApiError.notFound();
+    const updated = await this.linkUpdatedBody();
+    if (!(await this.links.disableByAdmin(code, reason, new Date(), updated))) throw ApiError.notFound();
     await this.cache.invalidate(code);
     return this.toDto(await this.getRecordForAdmin(code));
   }
@@ -497,7 +511,7 @@ export class LinksService {
         `This link stays disabled while its account ${link.ownerEmail ?? ''} is disabled: enable the account to enable it`,
       );
     }
-    await this.links.enable(code);
+    await this.links.enable(code, await this.linkUpdatedBody());
     await this.cache.invalidate(code);
     return this.toDto(await this.getRecordForAdmin(code));
   }
@@ -509,7 +523,8 @@ export class LinksService {
   async disableForHost(host: string): Promise<string[]> {
     const candidates = await this.links.findByHostPattern(host);
     const codes = candidates.filter((link) => pointsAtHost(link.urls, host)).map((link) => link.code);
-    const disabled = await this.links.disableLive(codes, 'host', `Blocked host ${host}`, new Date());
+    const updated = await this.linkUpdatedBody();
+    const disabled = await this.links.disableLive(codes, 'host', `Blocked host ${host}`, new Date(), updated);
     await this.invalidateAll(disabled);
     return disabled;
   }
@@ -526,6 +541,7 @@ export class LinksService {
       links.map((link) => ({ code: link.code, state: this.stateAfterLifting('host', link, blocked) })),
       'host',
       new Date(),
+      await this.linkUpdatedBody(),
     );
     const codes = links.map((link) => link.code);
     await this.invalidateAll(codes);
@@ -534,7 +550,8 @@ export class LinksService {
 
   /** Disables every live link of a disabled account (cause `account`). */
   async disableForAccount(accountId: string): Promise<void> {
-    await this.invalidateAll(await this.links.disableAllOfAccount(accountId, 'Account disabled', new Date()));
+    const updated = await this.linkUpdatedBody();
+    await this.invalidateAll(await this.links.disableAllOfAccount(accountId, 'Account disabled', new Date(), updated));
   }
 
   /** After the account was enabled: its links are live again, but for those on a blocked host. */
@@ -545,6 +562,7 @@ export class LinksService {
       links.map((link) => ({ code: link.code, state: this.stateAfterLifting('account', link, blocked) })),
       'account',
       new Date(),
+      await this.linkUpdatedBody(),
     );
     await this.invalidateAll(links.map((link) => link.code));
   }

@@ -15,24 +15,27 @@ export type TransactionClient = Prisma.TransactionClient;
 export class WebhookOutbox {
   /**
    * Stores a message with each body for every endpoint of the account that is enabled and
-   * subscribed to `event`, as part of the transaction `tx`.
+   * subscribed to `event`, as part of the transaction `tx`. The bodies may be given as a function,
+   * called only when some endpoint receives them.
    */
   async addInTransaction(
     tx: TransactionClient,
     accountId: string,
     event: WebhookEvent,
-    bodies: string[],
+    bodies: string[] | (() => string[]),
     now = new Date(),
   ): Promise<number> {
-    if (bodies.length === 0) return 0;
+    if (Array.isArray(bodies) && bodies.length === 0) return 0;
     const endpoints = await tx.webhookEndpoint.findMany({
       // `events` holds the names with a space either side: `contains` with them is exact.
       where: { accountId, disabledAt: null, events: { contains: eventPattern(event).slice(1, -1) } },
       select: { id: true },
     });
     if (endpoints.length === 0) return 0;
+    const made = Array.isArray(bodies) ? bodies : bodies();
+    if (made.length === 0) return 0;
     const { count } = await tx.webhookMessage.createMany({
-      data: endpoints.flatMap((endpoint) => bodies.map((body) => newMessage(endpoint.id, event, body, now))),
+      data: endpoints.flatMap((endpoint) => made.map((body) => newMessage(endpoint.id, event, body, now))),
     });
     return count;
   }
