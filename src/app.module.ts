@@ -25,6 +25,8 @@ import { TokensModule } from './auth/tokens.module.js';
 import { loggerOptions } from './logging/logger.options.js';
 import { MetricsModule } from './metrics/metrics.module.js';
 import { WebhooksModule } from './webhooks/webhooks.module.js';
+import { INLINE_DELIVERY } from './webhooks/delivery/delivery-options.js';
+import { WebhookDeliveryModule } from './webhooks/delivery/webhook-delivery.module.js';
 import { WebhooksPagesModule } from './webhooks/pages/webhooks-pages.module.js';
 
 @Module({})
@@ -48,6 +50,10 @@ export class AppModule {
         TagsModule,
         QuickShortenModule,
         WebhooksModule,
+        // Off: messages are stored all the same, and `shortlink webhooks worker` delivers them.
+        config.webhooks.delivery === 'inline'
+          ? WebhookDeliveryModule.forRoot(INLINE_DELIVERY)
+          : WebhookDeliveryModule.off(),
         AdminModule,
         // The pages, each with its feature.
         SignInModule,

@@ -6,8 +6,8 @@ import { RedirectLookup } from '../src/redirect/redirect-lookup.js';
 import type { Link, LinkList, Problem } from '../sdk/client.js';
 import { eventually } from './support/eventually.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
-import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
+import { startTwoInstances, type TwoInstances } from './support/two-instances.js';
 
 /**
  * Expiry, bulk creation, search, QR codes and idempotency keys, on two instances of the service
@@ -16,27 +16,23 @@ import { createTestDatabase, type TestDatabase } from './support/test-database.j
 const ENV = {
   RATE_LIMIT_ANONYMOUS: '1000000',
   RATE_LIMIT_TOKEN: '1000000',
-  REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
 };
 
 type BulkResult = { link?: Link; error?: Problem };
 type Init = RequestInit & { json?: unknown };
 
-let database: TestDatabase;
+let instances: TwoInstances | undefined;
 let a: TestApp;
 let b: TestApp;
 let owner: TestAccount;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  a = await startTestApp(ENV, database);
-  b = await startTestApp(ENV, database);
+  instances = await startTwoInstances(ENV);
+  ({ a, b } = instances);
   owner = await createAccountWithToken(a);
 }, 60_000);
 afterAll(async () => {
-  await a?.close();
-  await b?.close();
-  await database?.drop();
+  await instances?.close();
 });
 
 const prisma = () => a.app.get(PrismaService);

@@ -7,8 +7,8 @@ import { REPORT_LIMIT } from '../src/reports/pages/report-limits.js';
 import { eventually } from './support/eventually.js';
 import { createAccountWithToken, createAdminWithToken, newClient, type TestAccount } from './support/factories.js';
 import { Browser } from './support/form-browser.js';
-import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
+import { startTwoInstances, type TwoInstances } from './support/two-instances.js';
 
 /**
  * The public /report page, and blocking hosts as seen from two instances sharing one database
@@ -18,7 +18,6 @@ import { createTestDatabase, type TestDatabase } from './support/test-database.j
 const ENV = {
   RATE_LIMIT_ANONYMOUS: '1000000',
   RATE_LIMIT_TOKEN: '1000000',
-  REDIS_URL: process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379',
   TRUST_PROXY: 'true',
 };
 const SCRIPT = '<script>alert(1)</script>';
@@ -31,23 +30,20 @@ function randomClient(): { 'x-forwarded-for': string } {
   return { 'x-forwarded-for': `10.${[...randomBytes(3)].join('.')}` };
 }
 
-let database: TestDatabase;
+let instances: TwoInstances | undefined;
 let a: TestApp;
 let b: TestApp;
 let owner: TestAccount;
 let admin: TestAccount;
 
 beforeAll(async () => {
-  database = await createTestDatabase();
-  a = await startTestApp(ENV, database);
-  b = await startTestApp(ENV, database);
+  instances = await startTwoInstances(ENV);
+  ({ a, b } = instances);
   owner = await createAccountWithToken(a);
   admin = await createAdminWithToken(a);
 }, 60_000);
 afterAll(async () => {
-  await a?.close();
-  await b?.close();
-  await database?.drop();
+  await instances?.close();
 });
 
 async function createLink(url: string, instance = a): Promise<string> {

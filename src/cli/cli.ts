@@ -9,12 +9,13 @@ import { ALL_SCOPES, SCOPES } from '../auth/scopes.js';
 import { AdminService } from '../admin/admin.service.js';
 import { CLI_ACTOR } from '../admin/audit-log.js';
 import { ApiError } from '../common/errors/api-error.js';
-import { ConfigError, loadConfig } from '../config/app-config.js';
+import { ConfigError, loadConfig, type AppConfig } from '../config/app-config.js';
 import { prepareDatabase } from '../database/startup-migrations.js';
 import { TokensService } from '../auth/tokens.service.js';
 import { LinksService } from '../links/links.service.js';
 import { exportLinksCsv, EXPORT_COLUMNS } from '../links/transfer/links-csv-export.js';
 import { ImportFileError, importLinksCsv } from '../links/transfer/links-csv-import.js';
+import { runWebhookWorker, stopSignal } from '../webhooks/worker/webhook-worker.js';
 import { CliModule } from './cli.module.js';
 import { BackupError, backupSqlite } from './sqlite-backup.js';
 import { sqliteFileOf } from '../../prisma/engine/database-url.js';
@@ -44,17 +45,11 @@ function parseScopeOption(list: string): string[] {
 }
 
 /**
- * Runs one command against the configured database. The Nest context holds only the database
- * and the services; its logger is off so stdout stays machine-readable.
+ * The configuration, its database created or migrated as the server's start-up does it, so a
+ * fresh install can create its first account before the first `npm start`.
  */
-async function withServices<T>(
-  env: NodeJS.ProcessEnv | undefined,
-  output: CliOutput,
-  work: (context: INestApplicationContext) => Promise<T>,
-): Promise<T> {
+async function loadPreparedConfig(env: NodeJS.ProcessEnv | undefined, output: CliOutput): Promise<AppConfig> {
   const config = loadConfig(env);
-  // Same start-up path as the server, so a fresh install can create its first account before
-  // the first `npm start`.
   try {
     await prepareDatabase(config.database, {
       migrateOnStart: config.migrateOnStart,
@@ -67,6 +62,19 @@ async function withServices<T>(
     // Unreachable database, pending migrations with MIGRATE_ON_START=false: the message says it all.
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
+  return config;
+}
+
+/**
+ * Runs one command against the configured database. The Nest context holds only the database
+ * and the services; its logger is off so stdout stays machine-readable.
+ */
+async function withServices<T>(
+  env: NodeJS.ProcessEnv | undefined,
+  output: CliOutput,
+  work: (context: INestApplicationContext) => Promise<T>,
+): Promise<T> {
+  const config = await loadPreparedConfig(env, output);
   const context = await NestFactory.createApplicationContext(CliModule.forRoot(config), {
     logger: false,
     abortOnError: false,
@@ -291,6 +299,21 @@ export function buildProgram(
         const rows = await exportLinksCsv(context.get(LinksService), accountId, sink);
         output.err(`shortlink: exported ${rows} links\n`);
       });
+    });
+
+  const webhooks = program.command('webhooks').description('Deliver webhook messages');
+  webhooks
+    .command('worker')
+    .description(
+      'Deliver the webhook messages stored in the database until SIGTERM or SIGINT, with no HTTP server: beside ' +
+        'API instances started with WEBHOOK_DELIVERY=off, so that they only store them. Logs to stdout as the server ' +
+        'does; METRICS_PORT serves its Prometheus metrics. Several may run on one PostgreSQL database',
+    )
+    .action(async () => {
+      // Listening before start-up: a stop asked for meanwhile is honoured once the worker runs.
+      const stop = stopSignal();
+      const config = await loadPreparedConfig(env, output);
+      await runWebhookWorker(config, stop);
     });
 
   program

@@ -28,6 +28,7 @@ describe('loadConfig', () => {
         allowPrivate: false,
         clickIntervalSeconds: 60,
         timeoutMs: 10_000,
+        delivery: 'inline',
       },
     });
   });
@@ -61,6 +62,7 @@ describe('loadConfig', () => {
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_CLICK_INTERVAL_SECONDS: '10',
       WEBHOOK_TIMEOUT_MS: '500',
+      WEBHOOK_DELIVERY: 'off',
     });
 
     expect(sut).toEqual({
@@ -96,7 +98,13 @@ describe('loadConfig', () => {
       signupOpen: false,
       sessionTtlDays: 7,
       metricsPort: 9464,
-      webhooks: { retryScheduleSeconds: [1, 1, 30], allowPrivate: true, clickIntervalSeconds: 10, timeoutMs: 500 },
+      webhooks: {
+        retryScheduleSeconds: [1, 1, 30],
+        allowPrivate: true,
+        clickIntervalSeconds: 10,
+        timeoutMs: 500,
+        delivery: 'off',
+      },
     });
   });
 
@@ -187,6 +195,8 @@ describe('loadConfig', () => {
     ['WEBHOOK_CLICK_INTERVAL_SECONDS', '86401'],
     ['WEBHOOK_TIMEOUT_MS', '99'],
     ['WEBHOOK_TIMEOUT_MS', '10001'],
+    ['WEBHOOK_DELIVERY', 'worker'],
+    ['WEBHOOK_DELIVERY', 'OFF'],
   ])('refuses %s=%s with one line naming the variable', (variable, value) => {
     let thrown: unknown;
     try {
@@ -211,6 +221,11 @@ describe('loadConfig', () => {
       'WEBHOOK_RETRY_SCHEDULE',
       '5,five',
       'Invalid configuration: WEBHOOK_RETRY_SCHEDULE="5,five" must be a comma-separated list of up to 20 delays in seconds (1 to 604800 each), e.g. 5,300,1800',
+    ],
+    [
+      'WEBHOOK_DELIVERY',
+      'external',
+      'Invalid configuration: WEBHOOK_DELIVERY="external" must be inline (this instance delivers the webhook messages it stores) or off (it only stores them; run `shortlink webhooks worker` to deliver them)',
     ],
   ])('explains why %s=%s is refused', (variable, value, message) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(new ConfigError(message));

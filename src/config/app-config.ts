@@ -70,7 +70,16 @@ export interface WebhookSettings {
   clickIntervalSeconds: number;
   /** How long one attempt may take, connection to last byte read (at most 10 s). */
   timeoutMs: number;
+  /**
+   * Who delivers the stored messages (WEBHOOK_DELIVERY): `inline`, this instance as well (the
+   * one-command start); `off`, it only stores them, and `shortlink webhooks worker` processes on
+   * the same database deliver them.
+   */
+  delivery: WebhookDelivery;
 }
+
+export const WEBHOOK_DELIVERY_MODES = ['inline', 'off'] as const;
+export type WebhookDelivery = (typeof WEBHOOK_DELIVERY_MODES)[number];
 
 /** About 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h: eight attempts over about 28 hours. */
 export const DEFAULT_WEBHOOK_RETRY_SCHEDULE = [5, 300, 1800, 7200, 18000, 36000, 36000];
@@ -298,6 +307,13 @@ class EnvironmentVariables {
   WEBHOOK_TIMEOUT_MS?: number;
 
   @IsOptional()
+  @IsIn(WEBHOOK_DELIVERY_MODES, {
+    message:
+      'must be inline (this instance delivers the webhook messages it stores) or off (it only stores them; run `shortlink webhooks worker` to deliver them)',
+  })
+  WEBHOOK_DELIVERY?: WebhookDelivery;
+
+  @IsOptional()
   @IsString()
   @Matches(/^[^<>\r\n]{1,40}$/, { message: 'must be 1 to 40 characters (the button says "Sign in with <name>")' })
   OIDC_NAME?: string;
@@ -332,6 +348,7 @@ const VARIABLES = [
   'WEBHOOK_ALLOW_PRIVATE',
   'WEBHOOK_CLICK_INTERVAL_SECONDS',
   'WEBHOOK_TIMEOUT_MS',
+  'WEBHOOK_DELIVERY',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
 /**
@@ -446,6 +463,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       allowPrivate: parsed.WEBHOOK_ALLOW_PRIVATE ?? false,
       clickIntervalSeconds: parsed.WEBHOOK_CLICK_INTERVAL_SECONDS ?? 60,
       timeoutMs: parsed.WEBHOOK_TIMEOUT_MS ?? 10_000,
+      delivery: parsed.WEBHOOK_DELIVERY ?? 'inline',
     },
   };
 }

@@ -372,13 +372,17 @@ export class LinksRepository {
   async disableByAdmin(code: string, reason: string, at: Date, updated?: LinkUpdatedBody): Promise<boolean> {
     const link = await this.prisma.link.findUnique({ where: { code }, select: { disabledCause: true } });
     if (!link) return false;
-    await this.changeStates(async (tx) => {
-      const { count } = await tx.link.updateMany({
-        where: { code, OR: [{ disabledCause: null }, { disabledCause: { not: 'admin' } }] },
-        data: { disabledAt: at, disabledReason: reason, disabledCause: 'admin' },
-      });
-      return count > 0 ? [code] : [];
-    }, updated);
+    await this.changeStates(
+      (tx) =>
+        changedCodes(
+          tx.link.updateManyAndReturn({
+            where: { code, OR: [{ disabledCause: null }, { disabledCause: { not: 'admin' } }] },
+            data: { disabledAt: at, disabledReason: reason, disabledCause: 'admin' },
+            select: { code: true },
+          }),
+        ),
+      updated,
+    );
     return true;
   }
 
@@ -387,13 +391,17 @@ export class LinksRepository {
    * holds it any more (a blocked host, its disabled account).
    */
   async enable(code: string, updated?: LinkUpdatedBody): Promise<void> {
-    await this.changeStates(async (tx) => {
-      const { count } = await tx.link.updateMany({
-        where: { code, disabledAt: { not: null } },
-        data: { disabledAt: null, disabledReason: null, disabledCause: null },
-      });
-      return count > 0 ? [code] : [];
-    }, updated);
+    await this.changeStates(
+      (tx) =>
+        changedCodes(
+          tx.link.updateManyAndReturn({
+            where: { code, disabledAt: { not: null } },
+            data: { disabledAt: null, disabledReason: null, disabledCause: null },
+            select: { code: true },
+          }),
+        ),
+      updated,
+    );
   }
 
   /**
@@ -446,20 +454,17 @@ export class LinksRepository {
     const disabled: string[] = [];
     for (let start = 0; start < codes.length; start += UPDATE_BATCH) {
       const batch = codes.slice(start, start + UPDATE_BATCH);
-      const live = await this.changeStates(async (tx) => {
-        const rows = await tx.link.findMany({
-          where: { code: { in: batch }, disabledAt: null },
-          select: { code: true },
-        });
-        const found = rows.map((row) => row.code);
-        if (found.length > 0) {
-          await tx.link.updateMany({
-            where: { code: { in: found }, disabledAt: null },
-            data: { disabledAt: at, disabledReason: reason, disabledCause: cause },
-          });
-        }
-        return found;
-      }, updated);
+      const live = await this.changeStates(
+        (tx) =>
+          changedCodes(
+            tx.link.updateManyAndReturn({
+              where: { code: { in: batch }, disabledAt: null },
+              data: { disabledAt: at, disabledReason: reason, disabledCause: cause },
+              select: { code: true },
+            }),
+          ),
+        updated,
+      );
       disabled.push(...live);
     }
     return disabled;
@@ -470,19 +475,17 @@ export class LinksRepository {
    * the account's links (to drop from the caches).
    */
   async disableAllOfAccount(accountId: string, reason: string, at: Date, updated?: LinkUpdatedBody): Promise<string[]> {
-    await this.changeStates(async (tx) => {
-      // Which links were live is read only when there are messages to store about them.
-      const live = updated
-        ? (await tx.link.findMany({ where: { accountId, disabledAt: null }, select: { code: true } })).map(
-            (row) => row.code,
-          )
-        : [];
-      await tx.link.updateMany({
-        where: { accountId, disabledAt: null },
-        data: { disabledAt: at, disabledReason: reason, disabledCause: 'account' },
-      });
-      return live;
-    }, updated);
+    await this.changeStates(
+      (tx) =>
+        changedCodes(
+          tx.link.updateManyAndReturn({
+            where: { accountId, disabledAt: null },
+            data: { disabledAt: at, disabledReason: reason, disabledCause: 'account' },
+            select: { code: true },
+          }),
+        ),
+      updated,
+    );
     return this.codesOfAccount(accountId);
   }
 
@@ -506,22 +509,19 @@ export class LinksRepository {
     for (const { state, codes } of groups.values()) {
       for (let start = 0; start < codes.length; start += UPDATE_BATCH) {
         const batch = codes.slice(start, start + UPDATE_BATCH);
-        await this.changeStates(async (tx) => {
-          // The links still disabled for `from`: those this change restates (and announces).
-          const held = updated
-            ? (
-                await tx.link.findMany({ where: { code: { in: batch }, disabledCause: from }, select: { code: true } })
-              ).map((row) => row.code)
-            : batch;
-          if (held.length === 0) return [];
-          await tx.link.updateMany({
-            where: { code: { in: held }, disabledCause: from },
-            data: state
-              ? { disabledAt: at, disabledReason: state.reason, disabledCause: state.cause }
-              : { disabledAt: null, disabledReason: null, disabledCause: null },
-          });
-          return updated ? held : [];
-        }, updated);
+        await this.changeStates(
+          (tx) =>
+            changedCodes(
+              tx.link.updateManyAndReturn({
+                where: { code: { in: batch }, disabledCause: from },
+                data: state
+                  ? { disabledAt: at, disabledReason: state.reason, disabledCause: state.cause }
+                  : { disabledAt: null, disabledReason: null, disabledCause: null },
+                select: { code: true },
+              }),
+            ),
+          updated,
+        );
       }
     }
   }
@@ -595,6 +595,11 @@ export class LinksRepository {
 
 /** What the admins' reads include: the tags (as `fromPrisma` reads them) and the owner. */
 const ADMIN_VIEW = { ...WITH_TAGS, account: { select: { email: true, disabledAt: true } } } as const;
+
+/** The codes of the rows an `updateManyAndReturn` changed: exactly those, whatever ran beside it. */
+async function changedCodes(rows: Promise<Array<{ code: string }>>): Promise<string[]> {
+  return (await rows).map((row) => row.code);
+}
 
 /** The message bodies of `records` for the store's outbox statements. */
 function outboxMessages(accountId: string, event: OutboxEvent<LinkRecord>, records: LinkRecord[]): OutboxMessages {

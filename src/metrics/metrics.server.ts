@@ -43,8 +43,8 @@ export class MetricsServer implements OnModuleInit, OnApplicationBootstrap, OnAp
   // Fastify's hooks must be added before it is ready: here, not at bootstrap.
   onModuleInit(): void {
     if (this.config.metricsPort === undefined) return;
-    const clicks = this.moduleRef.get(ClickCounter, { strict: false });
-    this.metrics = new MetricsRegistry(this.counters, () => clicks.pendingTotal());
+    const clicks = this.clickCounter();
+    this.metrics = new MetricsRegistry(this.counters, () => clicks?.pendingTotal() ?? 0);
     this.countRequests(this.metrics);
   }
 
@@ -83,6 +83,15 @@ export class MetricsServer implements OnModuleInit, OnApplicationBootstrap, OnAp
     const server = this.server;
     this.server = undefined;
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** The click counter; none in `shortlink webhooks worker`, which counts no clicks. */
+  private clickCounter(): ClickCounter | undefined {
+    try {
+      return this.moduleRef.get(ClickCounter, { strict: false });
+    } catch {
+      return undefined;
+    }
   }
 
   /** Every request that reaches Fastify, counted and timed when its answer has been sent. */

@@ -5,6 +5,7 @@ import { APP_CONFIG } from '../config/config.tokens.js';
 import { checkDestination, normalizeWebhookUrl, resolveHost, type HostResolver } from './destination.js';
 import type { CreatedWebhookDto, WebhookDto } from './dto/webhook.dto.js';
 import { DEFAULT_DELIVERIES, type DeliveryStatus, type WebhookDeliveryDto } from './dto/webhook-delivery.dto.js';
+import { OutboxSignal } from './outbox/outbox-signal.js';
 import { WebhookSubscriptions } from './outbox/webhook-subscriptions.js';
 import {
   messageBody,
@@ -16,7 +17,6 @@ import {
 } from './webhook-events.js';
 import { newSigningSecret } from './webhook-secret.js';
 import { WebhooksRepository, type WebhookDeliveryRecord, type WebhookEndpointRecord } from './webhooks.repository.js';
-import { WebhookDispatcher } from './delivery/webhook-dispatcher.js';
 
 /** Endpoints an account may have. */
 export const MAX_WEBHOOKS_PER_ACCOUNT = 10;
@@ -64,7 +64,7 @@ export class WebhooksService {
   constructor(
     private readonly webhooks: WebhooksRepository,
     private readonly subscriptions: WebhookSubscriptions,
-    private readonly dispatcher: WebhookDispatcher,
+    private readonly outboxSignal: OutboxSignal,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -105,7 +105,7 @@ export class WebhooksService {
     const deleted = ID.test(id) && (await this.webhooks.deleteForAccount(id, accountId));
     if (!deleted) throw ApiError.webhookNotFound();
     this.subscriptions.forget(accountId);
-    this.dispatcher.forgetEndpoint(id);
+    this.outboxSignal.endpointRemoved(id);
   }
 
   /** Sends the endpoint a `webhook.test` message (stored, then delivered as any other); its delivery. */
@@ -115,7 +115,7 @@ export class WebhooksService {
     const now = new Date();
     const body = messageBody(TEST_EVENT, { webhook_id: endpoint.id, url: endpoint.url }, now);
     const delivery = await this.webhooks.addMessage(endpoint.id, TEST_EVENT, body, now);
-    this.dispatcher.wake();
+    this.outboxSignal.notify();
     return toDeliveryDto(delivery);
   }
 

@@ -217,7 +217,13 @@ for file in ('compose.yaml', 'compose.sqlite.yaml'):
             env = service['environment']
             assert env['DATABASE_URL'].startswith('postgresql://') and env['REDIS_URL'].startswith('redis://'), name
             assert int(env['SHUTDOWN_DELAY_MS']) > 0, f'{name}: SHUTDOWN_DELAY_MS'
-print('compose.yaml: two shortlink instances on PostgreSQL + Redis; compose.sqlite.yaml: one on a volume; same image and health check')
+    if file == 'compose.yaml':
+        worker = services['webhook-worker']
+        assert worker['image'] == 'shortlink:latest' and worker['build'] == '.', 'webhook-worker: not this image'
+        assert worker['command'] == ['shortlink', 'webhooks', 'worker'], 'webhook-worker: not the worker command'
+        assert worker['profiles'] == ['webhook-worker'], 'webhook-worker: not optional'
+        assert worker['environment']['DATABASE_URL'] == shortlink['shortlink-1']['environment']['DATABASE_URL'], 'webhook-worker: another database'
+print('compose.yaml: two shortlink instances on PostgreSQL + Redis, an optional webhook worker; compose.sqlite.yaml: one on a volume; same image and health check')
 PY
 
 say "6. prisma migrate deploy and status in the container, on SQLite and PostgreSQL"

@@ -29,12 +29,30 @@ export class PostgresWebhookMessageStore extends WebhookMessageStore {
   }
 
   /**
+   * Whether anything is due: one read on the (status, next_attempt_at) index, which an idle
+   * worker polling every 100 ms (`shortlink webhooks worker`) runs instead of the claim.
+   */
+  private async anyDue(now: Date): Promise<boolean> {
+    const { rowCount } = await this.pool.query({
+      name: 'webhook-any-due',
+      text: `SELECT 1 FROM webhook_messages m
+        JOIN webhook_endpoints e ON e.id = m.endpoint_id AND e.disabled_at IS NULL
+        WHERE m.status = 'pending' AND m.next_attempt_at <= $1
+          AND (m.claimed_until IS NULL OR m.claimed_until < $1)
+        LIMIT 1`,
+      values: [now.toISOString()],
+    });
+    return (rowCount ?? 0) > 0;
+  }
+
+  /**
    * The window of due messages is read without locks, ranked per endpoint, and only the chosen
    * ones are locked (`SKIP LOCKED`: those another instance is claiming are left to it; the lease
    * is checked again on the locked row). Locking the whole window made every claim write a lock
    * on up to CLAIM_WINDOW rows.
    */
   async claim(request: ClaimRequest): Promise<ClaimedMessage[]> {
+    if (!(await this.anyDue(request.now))) return [];
     const { rows } = await this.pool.query<ClaimedMessage>({
       name: 'webhook-claim',
       text: `WITH candidates AS (

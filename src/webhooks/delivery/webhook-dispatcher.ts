@@ -3,6 +3,7 @@ import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.tokens.js';
 import { ServiceCounters } from '../../metrics/service-counters.js';
 import { OutboxSignal } from '../outbox/outbox-signal.js';
+import { DELIVERY_OPTIONS, type DeliveryOptions } from './delivery-options.js';
 import { MAX_CLAIM, WebhookMessageStore, type AttemptRecord, type ClaimedMessage } from './webhook-message-store.js';
 import { WebhookSender } from './webhook-sender.js';
 
@@ -31,16 +32,12 @@ const MAX_HELD = 256;
 const LEASE_ATTEMPTS = Math.ceil(
   (REFILL_BELOW + MAX_ATTEMPTS_PER_ENDPOINT + CLAIM_PER_ENDPOINT) / MAX_ATTEMPTS_PER_ENDPOINT,
 );
-/** How often the worker looks for due messages when nothing woke it. */
-const POLL_INTERVAL_MS = 500;
 /**
  * How long after messages were stored the worker claims them: while links are created one after
  * the other, one claim then takes the messages of many (a claim per message cost about as much as
  * the creation itself).
  */
 const CLAIM_DELAY_MS = 20;
-/** Outcomes of attempts that end within this long of each other are recorded together. */
-const RECORD_DELAY_MS = 5;
 /** A lease outlives the attempts it covers by this much. */
 const LEASE_MARGIN_MS = 60_000;
 /**
@@ -106,9 +103,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     signal: OutboxSignal,
     private readonly counters: ServiceCounters,
+    @Inject(DELIVERY_OPTIONS) private readonly options: DeliveryOptions,
   ) {
     this.sender = new WebhookSender(config.webhooks.timeoutMs, config.webhooks.allowPrivate, this.cutOff.signal);
-    signal.listen(() => this.wakeSoon());
+    signal.listen({ stored: () => this.wakeSoon(), endpointRemoved: (id) => this.forgetEndpoint(id) });
   }
 
   onApplicationBootstrap(): void {
@@ -141,7 +139,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     await this.sender.close();
   }
 
-  /** Looks for due messages now (a test message was stored, or shutdown). */
+  /** Looks for due messages now (shutdown, an endpoint running low, messages stored a moment ago). */
   wake(): void {
     this.woken = true;
     this.wakeUp?.();
@@ -170,14 +168,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private recordTimer?: NodeJS.Timeout;
 
   /**
-   * Records an attempt's outcome together with those that end within RECORD_DELAY_MS (one
+   * Records an attempt's outcome together with those that end within `recordDelayMs` (one
    * transaction for all of them); resolves once they are written (or failed to be: logged, and
    * the lease makes the message due again).
    */
   private record(attempt: AttemptRecord): Promise<void> {
     return new Promise((resolve) => {
       this.recording.push({ attempt, done: resolve });
-      this.recordTimer ??= setTimeout(() => void this.writeRecords(), RECORD_DELAY_MS);
+      this.recordTimer ??= setTimeout(() => void this.writeRecords(), this.options.recordDelayMs);
     });
   }
 
@@ -230,7 +228,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
         this.wakeUp = undefined;
         resolve();
       };
-      const timer = setTimeout(done, POLL_INTERVAL_MS);
+      const timer = setTimeout(done, this.options.pollIntervalMs);
       timer.unref();
       this.wakeUp = done;
     });
