@@ -202,6 +202,43 @@ describe('admin pages for an admin', () => {
     expect(gone.status).toBe(404);
   });
 
+  it('counts every link (anonymous ones too) and one account’s, listing them newest first', async () => {
+    const owner = await createAccountWithToken(testApp);
+    const owned = [];
+    for (const n of [1, 2, 3]) owned.push(await createLink(owner, `https://counted.example/${n}`));
+    const anonymous = await testApp.request('/api/links', {
+      method: 'POST',
+      headers: newClient(),
+      json: { url: 'https://counted.example/anonymous' },
+    });
+    expect(anonymous.status).toBe(201);
+    const anonymousCode = ((await anonymous.json()) as { code: string }).code;
+    const order = (page: string, codes: string[]) =>
+      codes.map((code) => page.indexOf(`${TEST_SHORT_BASE_URL}/${code}<`)).filter((at) => at >= 0);
+
+    const all = await (await browser.get('/admin/links')).text();
+    const everyLink = await testApp.app.get(PrismaService).link.count();
+    expect(all).toContain(`${everyLink} links, newest first`);
+    const newestFirst = order(all, [anonymousCode, ...[...owned].reverse()]);
+    expect(newestFirst).toHaveLength(4);
+    expect(newestFirst).toEqual([...newestFirst].sort((a, b) => a - b));
+
+    const theirs = await (await browser.get(`/admin/links?account=${owner.accountId}`)).text();
+    expect(theirs).toContain('3 links, newest first');
+    expect(order(theirs, [...owned].reverse())).toHaveLength(3);
+    expect(theirs).not.toContain(anonymousCode);
+
+    const deleted = await testApp.request(`/api/links/${owned[0]}`, { method: 'DELETE', headers: owner.apiKey });
+    expect(deleted.status).toBe(204);
+    expect(await (await browser.get(`/admin/links?account=${owner.accountId}`)).text()).toContain(
+      '2 links, newest first',
+    );
+    expect(await (await browser.get('/admin/links')).text()).toContain(`${everyLink - 1} links, newest first`);
+    expect(await (await browser.get(`/admin/links?account=${crypto.randomUUID()}`)).text()).toContain(
+      '0 links, newest first',
+    );
+  });
+
   it('finds links by code, URL or host, disables one with a reason and enables it, back on the same list', async () => {
     const code = await createLink(user, 'https://Searchable.example/Some/Path');
     const list = await (await browser.get('/admin/links?q=SEARCHABLE.example')).text();

@@ -359,9 +359,23 @@ export class LinksRepository {
         skip: offset,
         include: ADMIN_VIEW,
       }),
-      this.prisma.link.count({ where }),
+      search ? this.prisma.link.count({ where }) : this.countLinks(accountId),
     ]);
     return { links: links.map((link) => this.toAdminRecord(link)), total };
+  }
+
+  /**
+   * Every link, or an account's, counted without Prisma's `count`, which counts a subquery that
+   * lists every row (28 ms at 100k links on SQLite, against well under one for `count(*)`, which
+   * SQLite answers from the b-tree's pages); an account's from the count its triggers keep.
+   */
+  private async countLinks(accountId: string | undefined): Promise<number> {
+    if (accountId !== undefined) {
+      const account = await this.prisma.account.findUnique({ where: { id: accountId }, select: { linkCount: true } });
+      return account?.linkCount ?? 0;
+    }
+    const [row] = await this.prisma.$queryRawUnsafe<[{ total: bigint | number }]>('SELECT count(*) AS total FROM links');
+    return Number(row.total);
   }
 
   /**
