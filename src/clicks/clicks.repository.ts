@@ -118,16 +118,23 @@ interface AccountClicksRow {
  */
 const ACCOUNT_CLICKS = preparedRead<AccountClicksRow>({
   name: 'account-clicks-by-account',
-  sqlite: `SELECT
+  // $3 lists every code in the log, the whole instance's: the account's are picked out once
+  // (one lookup per logged code, the JSON parsed once), and the top list leaves out only those.
+  // Reading the account's links for each logged code and leaving out all of them cost 300 ms a
+  // call after 100k links were clicked, against 100 (and nothing when the log is empty).
+  sqlite: `WITH mine AS MATERIALIZED (
+      SELECT l.code, l.created_at, l.clicks_through_batch
+      FROM json_each($3) j JOIN links l ON l.code = j.value WHERE l.account_id = $1)
+    SELECT
       (SELECT json_group_array(json_array(day, clicks, bots)) FROM account_daily_clicks
         WHERE account_id = $1 AND day >= $2) AS days,
       (SELECT json_group_array(json_array(code, clicks)) FROM (
         SELECT code, sum(clicks) AS clicks FROM account_daily_links
-        WHERE account_id = $1 AND day >= $2 AND code NOT IN (SELECT value FROM json_each($3))
+        WHERE account_id = $1 AND day >= $2 AND code NOT IN (SELECT code FROM mine)
         GROUP BY code ORDER BY clicks DESC, code ASC LIMIT $5)) AS links,
-      (SELECT json_group_array(json_array(l.code, l.created_at, l.clicks_through_batch,
-          (SELECT coalesce(sum(clicks), 0) FROM link_daily_clicks WHERE code = l.code AND day >= $2)))
-        FROM links l WHERE l.account_id = $1 AND l.code IN (SELECT value FROM json_each($3))) AS logged,
+      (SELECT json_group_array(json_array(m.code, m.created_at, m.clicks_through_batch,
+          (SELECT coalesce(sum(clicks), 0) FROM link_daily_clicks WHERE code = m.code AND day >= $2)))
+        FROM mine m) AS logged,
       (SELECT json_group_array(json_array(country, clicks)) FROM (
         SELECT country, sum(clicks) AS clicks FROM account_daily_countries
         WHERE account_id = $1 AND day >= $2 GROUP BY country)) AS countries,
