@@ -170,8 +170,8 @@ export class LinksRepository {
 
   /** The account's link with this code; null for unknown codes and for other owners' links. */
   async findForAccount(code: string, accountId: string): Promise<LinkRecord | null> {
-    const link = await this.prisma.link.findUnique({ where: { code }, include: WITH_TAGS });
-    return link?.accountId === accountId ? this.withLoggedClicks(fromPrisma(link)) : null;
+    const link = await this.store.findForAccount(code, accountId);
+    return link ? this.withLoggedClicks(link) : null;
   }
 
   /**
@@ -374,7 +374,9 @@ export class LinksRepository {
       const account = await this.prisma.account.findUnique({ where: { id: accountId }, select: { linkCount: true } });
       return account?.linkCount ?? 0;
     }
-    const [row] = await this.prisma.$queryRawUnsafe<[{ total: bigint | number }]>('SELECT count(*) AS total FROM links');
+    const [row] = await this.prisma.$queryRawUnsafe<[{ total: bigint | number }]>(
+      'SELECT count(*) AS total FROM links',
+    );
     return Number(row.total);
   }
 

@@ -47,7 +47,7 @@ export interface StoredLinkPage {
 }
 
 /**
- * The link statements Prisma was measured too slow for (creation, the API's list and search:
+ * The link statements Prisma was measured too slow for (creation, the API's list, search and read of a link:
  * its query interpretation and result conversion cost more CPU than the queries themselves,
  * docs/performance.md), in plain SQL for one database kind each. Chosen once by
  * `linkStoreProvider` (link-store.provider.ts); everything else about links goes through Prisma (LinksRepository).
@@ -66,6 +66,13 @@ export abstract class LinkStore {
    * inserted. With `messages`, those of the links inserted, in the same transaction.
    */
   abstract insertMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<Set<string>>;
+
+  /**
+   * The account's link `code` with its tags; undefined when the code is unknown or another
+   * account's (or anonymous). The API's `GET /api/links/{code}`: through Prisma, a third of the
+   * call's CPU.
+   */
+  abstract findForAccount(code: string, accountId: string): Promise<StoredLink | undefined>;
 
   /**
    * One page of the account's links, newest first (created_at, then code), each with its tags,

@@ -197,6 +197,16 @@ export class PostgresLinkStore extends LinkStore {
     return new Set(rows.map((row) => row.code));
   }
 
+  async findForAccount(code: string, accountId: string): Promise<StoredLink | undefined> {
+    const { rows } = await this.pool.query<LinkRow>({
+      name: 'find-link',
+      text: `SELECT page.*, ${TAGS} FROM (
+          SELECT ${LINK_COLUMNS} FROM links l WHERE l.code = $1 AND l.account_id = $2) page`,
+      values: [code, accountId],
+    });
+    return rows.length === 0 ? undefined : toStoredLink(rows[0]);
+  }
+
   /**
    * The page and the account's (or the tag's) kept link count in one round trip (a subquery, run
    * once); past the last page there is no row to carry it, so it is asked apart. With a tag, the

@@ -300,6 +300,15 @@ export class SqliteLinkStore extends LinkStore {
    * With a tag, the page's codes come from the tag's index range first (so the links skipped by
    * the offset are not read), then their links.
    */
+  findForAccount(code: string, accountId: string): Promise<StoredLink | undefined> {
+    const [row] = this.sqlite.reader.tuples<LinkTuple>(
+      `SELECT ${LINK_COLUMNS}, ${TAGS} FROM links l WHERE l.code = ? AND l.account_id = ?`,
+      code,
+      accountId,
+    );
+    return Promise.resolve(row === undefined ? undefined : toStoredLink(row));
+  }
+
   listForAccount(accountId: string, limit: number, offset: number, tag?: string): Promise<StoredLinkPage> {
     // The total rides along on each row (one statement a page, where a second one to count cost
     // 5–20 µs of a list call); a page past the end has no row to carry it and asks for it alone.
