@@ -70,5 +70,7 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # node runs as PID 1 and handles SIGTERM itself (graceful drain, last click flush, exit 0); it
 # starts no child processes, so nothing needs reaping. `docker run --init` adds tini if wanted.
+# The node options are src/node-flags.ts's (V8 reads them only at start; node-flags.spec.ts keeps
+# this line in step).
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/src/main.js"]
+CMD ["node", "--max-semi-space-size=8", "dist/src/main.js"]

@@ -1,0 +1,43 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { missingNodeFlags, NODE_FLAGS } from './node-flags.js';
+
+const root = join(import.meta.dirname, '..');
+const entry = 'dist/src/main.js';
+
+/** What a `node … dist/src/main.js` command line passes to node before the entry point. */
+function flagsBefore(command: string): string[] {
+  const words = command.split(/\s+/);
+  return words.slice(words.lastIndexOf('node') + 1, words.indexOf(entry));
+}
+
+describe('NODE_FLAGS', () => {
+  it('are what package.json starts the service with', () => {
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+
+    expect(flagsBefore(scripts.start)).toEqual(NODE_FLAGS);
+    expect(flagsBefore(scripts['start:prod'])).toEqual(NODE_FLAGS);
+  });
+
+  it("are what the container's CMD starts the service with", () => {
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'));
+
+    expect(JSON.parse(cmd?.[1] ?? '[]')).toEqual(['node', ...NODE_FLAGS, entry]);
+  });
+});
+
+describe('missingNodeFlags', () => {
+  it('finds none when node was given them on its command line', () => {
+    expect(missingNodeFlags([...NODE_FLAGS], undefined)).toEqual([]);
+  });
+
+  it('finds none when they came in NODE_OPTIONS', () => {
+    expect(missingNodeFlags(['--enable-source-maps'], ` ${NODE_FLAGS.join(' ')} --trace-warnings`)).toEqual([]);
+  });
+
+  it('lists those that were not given', () => {
+    expect(missingNodeFlags([], '')).toEqual(NODE_FLAGS);
+  });
+});

@@ -1,0 +1,22 @@
+/**
+ * Node.js options the service must be started with: `node <NODE_FLAGS> dist/src/main.js`.
+ *
+ * They cannot be set from main.ts: V8 sizes its heap when the process starts, before any of the
+ * service's code runs (the flags it can take later are set in main.ts's tuneV8). This list is the
+ * one source of truth: package.json's `start` and `start:prod`, the Dockerfile's CMD and the
+ * docs repeat it (node-flags.spec.ts fails when they drift), the benchmark starts the service
+ * with it (bench/run.mjs reads it from the build it measures), and main.ts logs a warning when
+ * the service was started without it.
+ *
+ * - `--max-semi-space-size=8`: V8's young generation, where every request's short-lived objects
+ *   start, is two semi-spaces that grow under load to V8's maximum of 16 MB each on 64-bit: 32 MiB
+ *   of RSS held from the first busy second on. 8 MB each keeps it at 16 MiB for no measurable
+ *   CPU (docs/performance.md, "Memory"; 4 MB promoted the API's objects and cost the list 17 %).
+ */
+export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8'];
+
+/** The flags of NODE_FLAGS this process was started without (on node's command line or in NODE_OPTIONS). */
+export function missingNodeFlags(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
+  const given = new Set([...execArgv, ...(nodeOptions ?? '').split(/\s+/)]);
+  return NODE_FLAGS.filter((flag) => !given.has(flag));
+}
