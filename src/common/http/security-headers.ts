@@ -90,7 +90,8 @@ function headersOf(
     removeHeader: (name: string) => headers.delete(name),
   };
   middleware({ url, headers: {} } as IncomingMessage, response as unknown as ServerResponse, (error) => {
-    if (error) throw error instanceof Error ? error : new Error(String(error));
+    if (error instanceof Error) throw error;
+    if (error) throw new Error('helmet failed to set the security headers');
   });
   return [...headers];
 }
