@@ -719,7 +719,8 @@ async function runGroup(options, kind, links, report) {
  * per drained message). And once more with no worker at all (messages stored, none sent): what
  * storing costs the instance while the machine delivers nothing, to tell it from what a worker
  * on the same cores costs it. With --before, the build before does what this build's instance
- * does (its own database too), every round interleaved with this build's.
+ * does with a worker beside it, the judged deployment (its own database too), every round
+ * interleaved with this build's.
  */
 async function runWebhooks(options, kind, database, report, group) {
   const receiverPort = await freePort();
@@ -744,7 +745,9 @@ async function runWebhooks(options, kind, database, report, group) {
     if (options.before) {
       const own = await prepareBenchDatabase(kind, 1000, benchAccount(), 0, options.before);
       builds.push({
-        ...(await startWebhookBuild(options, kind, own, receiverPort, 'shortlink (before)', options.before)),
+        ...(await startWebhookBuild(options, kind, own, receiverPort, `${WORKER_TARGET} (before)`, options.before, {
+          delivery: 'worker',
+        })),
         drop: own.drop,
       });
     }
@@ -817,11 +820,13 @@ async function runWebhooks(options, kind, database, report, group) {
           withHook.cpu.sidecarUs === null
             ? ''
             : `; the worker process's CPU per link with the webhook ${Math.round(withHook.cpu.sidecarUs)} µs (rounds ${list(withHook.sidecarCpuRuns)}), without ${Math.round(without.cpu.sidecarUs ?? 0)} µs (its polls); API instance and worker together ${((withHook.cpu.serviceUs + withHook.cpu.sidecarUs) / (without.cpu.serviceUs + (without.cpu.sidecarUs ?? 0))).toFixed(2)} ×`;
-        const name = build.worker
+        const name = build.judged
           ? `creation with one webhook ≤ ${WEBHOOK_CPU_TARGET.toFixed(2)} × without (CPU of the API instance with delivery off, per created link)`
           : build.storesOnly
             ? `${build.name}: creation with one webhook against without (storing the message only, nothing delivered)`
-            : `${build.name}, delivering in-process: creation with one webhook against without (service CPU per created link)`;
+            : build.worker
+              ? `${build.name}: creation with one webhook against without (CPU of the API instance with delivery off, per created link)`
+              : `${build.name}, delivering in-process: creation with one webhook against without (service CPU per created link)`;
         report.check({
           ...group,
           name,
@@ -933,7 +938,8 @@ async function startWebhookBuild(options, kind, database, receiverPort, name, ro
     name,
     service: { ...service, name },
     worker: workerProc,
-    judged: delivery === 'worker',
+    // The target is judged on this build's instance; the build before's is reported beside it.
+    judged: delivery === 'worker' && root === ROOT,
     storesOnly: delivery === 'none',
     plain,
     hooked,
