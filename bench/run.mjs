@@ -234,11 +234,18 @@ async function measureInterleaved(options, targets, load, connections) {
         duration: options.duration,
       });
       await target.release?.();
+      const cpuLoaded = target.settle ? cpuMicros(target.pid) : null;
       const settleStarted = Date.now();
       await target.settle?.(result);
       const settleMs = target.settle ? Date.now() - settleStarted : undefined;
-      const cpu = cpuPerRequest(cpuBefore, cpuReading(target), result.answered);
-      results[i].runs.push({ ...result, rss: rss.stop(), cpu, settleMs });
+      const cpuAfter = cpuReading(target);
+      const cpu = cpuPerRequest(cpuBefore, cpuAfter, result.answered);
+      // What the service spent while the target settled (idle but for what the load left behind).
+      const settleCpu =
+        cpuLoaded === null || cpuAfter.service === null || result.answered === 0
+          ? null
+          : (cpuAfter.service - cpuLoaded) / result.answered;
+      results[i].runs.push({ ...result, rss: rss.stop(), cpu, settleMs, settleCpu });
       const { exitCode, signalCode } = target.proc.child;
       if (exitCode !== null || signalCode !== null) {
         throw new Error(
@@ -266,6 +273,7 @@ async function measureInterleaved(options, targets, load, connections) {
       syscwRuns: runs.map((r) => r.cpu?.syscw ?? null),
       preemptedRuns: runs.map((r) => r.cpu?.preempted ?? null),
       settleMs: runs.map((r) => r.settleMs ?? null),
+      settleCpuRuns: runs.map((r) => r.settleCpu ?? null),
       statusCodesIncludingWarmup: mergeCounts([warmup?.statusCodes ?? {}, ...runs.map((r) => r.statusCodes)]),
     };
   });
@@ -933,7 +941,7 @@ async function runWebhooks(options, kind, database, report, group) {
           // Judged on the instance beside a worker (the deployment the target is for); the
           // in-process figures and the build before are reported, not judged.
           ...(build.judged ? targetCheck(options, ratio <= WEBHOOK_CPU_TARGET) : { ok: true }),
-          detail: `${Math.round(withHook.cpu.serviceUs)} µs against ${Math.round(without.cpu.serviceUs)} µs: ${ratio.toFixed(2)} × (rounds: ${list(withHook.cpuRuns)} against ${list(without.cpuRuns)} µs, ${list(rounds, 2)} ×)${postgres}${worker}${build.storesOnly ? '' : `; deliveries all in ${list(withHook.settleMs)} ms after each round`}; main thread ${list(withHook.mainCpuRuns)} against ${list(without.mainCpuRuns)} µs; read syscalls ${list(withHook.syscrRuns, 1)} against ${list(without.syscrRuns, 1)}, write syscalls ${list(withHook.syscwRuns, 1)} against ${list(without.syscwRuns, 1)} per link; preempted ${list(withHook.preemptedRuns, 2)} against ${list(without.preemptedRuns, 2)} per link; req/s ${list(withHook.runs)} against ${list(without.runs)}`,
+          detail: `${Math.round(withHook.cpu.serviceUs)} µs against ${Math.round(without.cpu.serviceUs)} µs: ${ratio.toFixed(2)} × (rounds: ${list(withHook.cpuRuns)} against ${list(without.cpuRuns)} µs, ${list(rounds, 2)} ×)${postgres}${worker}${build.storesOnly ? '' : `; deliveries all in ${list(withHook.settleMs)} ms after each round, the instance's CPU meanwhile ${list(withHook.settleCpuRuns)} µs per link`}; main thread ${list(withHook.mainCpuRuns)} against ${list(without.mainCpuRuns)} µs; read syscalls ${list(withHook.syscrRuns, 1)} against ${list(without.syscrRuns, 1)}, write syscalls ${list(withHook.syscwRuns, 1)} against ${list(without.syscwRuns, 1)} per link; preempted ${list(withHook.preemptedRuns, 2)} against ${list(without.preemptedRuns, 2)} per link; req/s ${list(withHook.runs)} against ${list(without.runs)}`,
           ratio,
           rounds,
           workerCpuUs: withHook.cpu.sidecarUs,
@@ -951,7 +959,7 @@ async function runWebhooks(options, kind, database, report, group) {
           ...group,
           name: `study: ${build.name}: creation with one webhook, the worker delivering against the worker held up`,
           ok: true,
-          detail: `${Math.round(running.cpu.serviceUs)} µs against ${Math.round(stopped.cpu.serviceUs)} µs: ${(running.cpu.serviceUs / stopped.cpu.serviceUs).toFixed(2)} × (rounds: ${list(running.cpuRuns)} against ${list(stopped.cpuRuns)} µs, ${list(rounds, 2)} ×); main thread ${list(running.mainCpuRuns)} against ${list(stopped.mainCpuRuns)} µs; read syscalls ${list(running.syscrRuns, 1)} against ${list(stopped.syscrRuns, 1)}; preempted ${list(running.preemptedRuns, 2)} against ${list(stopped.preemptedRuns, 2)} per link; the worker's CPU ${list(running.sidecarCpuRuns)} against ${list(stopped.sidecarCpuRuns)} µs per link; req/s ${list(running.runs)} against ${list(stopped.runs)}`,
+          detail: `${Math.round(running.cpu.serviceUs)} µs against ${Math.round(stopped.cpu.serviceUs)} µs: ${(running.cpu.serviceUs / stopped.cpu.serviceUs).toFixed(2)} × (rounds: ${list(running.cpuRuns)} against ${list(stopped.cpuRuns)} µs, ${list(rounds, 2)} ×); main thread ${list(running.mainCpuRuns)} against ${list(stopped.mainCpuRuns)} µs; read syscalls ${list(running.syscrRuns, 1)} against ${list(stopped.syscrRuns, 1)}; preempted ${list(running.preemptedRuns, 2)} against ${list(stopped.preemptedRuns, 2)} per link; the instance's CPU while the deliveries settled after each round ${list(running.settleCpuRuns)} against ${list(stopped.settleCpuRuns)} µs per link; the worker's CPU ${list(running.sidecarCpuRuns)} against ${list(stopped.sidecarCpuRuns)} µs per link; req/s ${list(running.runs)} against ${list(stopped.runs)}`,
         });
       }
     }
