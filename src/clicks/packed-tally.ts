@@ -75,7 +75,11 @@ export function packTally(counts: ClickTally): Map<string, PackedCodeTally> {
   return packed;
 }
 
-/** A click-log row's counts (see `parseTally`, which reads the same JSON into Maps), packed. */
+/**
+ * A click-log row's counts (`serializeTally`'s JSON), packed. Batches logged before daily counts
+ * existed hold `[[code, clicks], …]`: their clicks count on the day the batch was logged
+ * (`loggedDay`), with no referrer.
+ */
 export function parsePackedTally(json: string, loggedDay: string): Map<string, PackedCodeTally> {
   const shared = sharedStrings();
   const packed = new Map<string, PackedCodeTally>();
