@@ -1,6 +1,7 @@
 import type { PrismaService } from '../../database/prisma.service.js';
 import { SqliteWriterUnavailableError, toSqliteDateTime } from '../../database/sqlite-background-writer.js';
 import type { SqliteConnections } from '../../database/sqlite-connections.js';
+import { fromSqliteDateTime } from '../../database/sqlite-date-time.js';
 import type { WriterStatement } from '../../database/sqlite-writer-protocol.js';
 import {
   MESSAGE_COLUMNS,
@@ -55,10 +56,11 @@ function toStoredLink([
     accountId,
     clicks,
     clicksThroughBatch,
-    createdAt: new Date(createdAt),
-    updatedAt: new Date(updatedAt),
-    expiresAt: expiresAt === null ? null : new Date(expiresAt),
-    disabledAt: disabledAt === null ? null : new Date(disabledAt),
+    // Printed again by the API as they are stored (see fromSqliteDateTime).
+    createdAt: fromSqliteDateTime(createdAt),
+    updatedAt: fromSqliteDateTime(updatedAt),
+    expiresAt: expiresAt === null ? null : fromSqliteDateTime(expiresAt),
+    disabledAt: disabledAt === null ? null : fromSqliteDateTime(disabledAt),
     // Tags are made of [a-z0-9-]: a space cannot be in one.
     tags: tags === null ? [] : tags.split(' ').sort(),
     passwordProtected: passwordProtected === 1,
