@@ -3,7 +3,8 @@
 // which test/redirect.e2e-spec.ts covers on both kinds), so this spec makes its own database.
 import Database from 'better-sqlite3';
 import { sqliteFilePath } from '../prisma/engine/database-url.js';
-import { toSqliteDateTime } from '../src/database/sqlite-background-writer.js';
+import { SqliteBackgroundWriter, toSqliteDateTime } from '../src/database/sqlite-background-writer.js';
+import { foldClickLog } from '../src/clicks/click-log-fold.js';
 import { ClickSink } from '../src/clicks/click-sink.js';
 import type { SqliteClickSink } from '../src/clicks/sqlite-click-sink.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
@@ -157,6 +158,55 @@ describe('click log (SQLite)', () => {
     expect(row('crash02')).toMatchObject({ clicks: 4 });
     expect(loggedBatches()).toBe(0);
     await start();
+  });
+
+  it('folds a log larger than a part in parts, exactly, and completes a fold cut off between parts', async () => {
+    // 3,000 links with clicks in two batches (~100,000 characters of JSON: five parts of 20,000).
+    const codes = Array.from({ length: 3000 }, (_, i) => `part${String(i).padStart(4, '0')}`);
+    await testApp.close();
+    insertLinks(codes);
+    const loggedAt = toSqliteDateTime(new Date(Date.now() - 30_000));
+    const through = withFile((db) => {
+      const insert = db.prepare('INSERT INTO click_batches (logged_at, counts) VALUES (?, ?)');
+      insert.run(loggedAt, JSON.stringify(codes.map((code, i) => [code, (i % 5) + 1])));
+      return Number(insert.run(loggedAt, JSON.stringify(codes.map((code) => [code, 1]))).lastInsertRowid);
+    });
+    // What a fold cut off after its first parts leaves: their rows complete, through the last batch.
+    const done = codes.slice(0, 700);
+    withFile((db) => {
+      const complete = db.prepare('UPDATE links SET clicks = ?, clicks_through_batch = ? WHERE code = ?');
+      db.transaction(() => done.forEach((code, i) => complete.run((i % 5) + 2, through, code)))();
+    });
+
+    const writer = new SqliteBackgroundWriter(file);
+    try {
+      expect(await writer.runTask(foldClickLog, { spreadMs: 0, partChars: 20_000 })).toBe(through);
+    } finally {
+      await writer.close();
+    }
+
+    const folded = withFile(
+      (db) =>
+        db
+          .prepare(
+            `SELECT l.code, l.clicks, l.clicks_through_batch AS throughBatch, coalesce(sum(d.clicks), 0) AS daily
+             FROM links l LEFT JOIN link_daily_clicks d ON d.code = l.code
+             WHERE l.code LIKE 'part%' GROUP BY l.code ORDER BY l.code`,
+          )
+          .all() as Array<{ code: string; clicks: number; throughBatch: number; daily: number }>,
+    );
+    expect(folded).toEqual(
+      codes.map((code, i) => ({
+        code,
+        clicks: (i % 5) + 2,
+        throughBatch: through,
+        // The rows the cut-off fold completed had their daily rows written then (not here).
+        daily: i < done.length ? 0 : (i % 5) + 2,
+      })),
+    );
+    expect(loggedBatches()).toBe(0);
+    await start();
+    expect(await apiClicks('part2999')).toBe(6);
   });
 
   it('lets link inserts through during a fold of many rows, and the API never miscounts meanwhile', async () => {

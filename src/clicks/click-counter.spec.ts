@@ -5,8 +5,9 @@ import type { PrismaService } from '../database/prisma.service.js';
 import type { SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
 import { ClickCounter, MAX_AGENTS_PER_DAY, MAX_CLIENTS_PER_AGENT } from './click-counter.js';
 import { ClickSink } from './click-sink.js';
-import { MAX_HOSTS_PER_DAY, OTHER_HOSTS, parseTally, totalClicks, type ClickTally } from './click-tally.js';
+import { MAX_HOSTS_PER_DAY, OTHER_HOSTS, totalClicks, type ClickTally } from './click-tally.js';
 import { LoggedClicks } from './logged-clicks.js';
+import { packedClicks, parsePackedTally } from './packed-tally.js';
 import { CLICK_FLUSH_BATCH_SIZE, PostgresClickSink } from './postgres-click-sink.js';
 import { FOLD_AFTER_LOGGED_CODES, FOLD_AFTER_MS, FOLD_SPREAD_SHARE, SqliteClickSink } from './sqlite-click-sink.js';
 
@@ -333,7 +334,7 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
     );
     const writer = {
       runReturningRowid: async (_sql: string, [loggedAt, json]: [string, string]) => {
-        const counts = [...parseTally(json, '')].map(([code, days]) => [code, totalClicks(days)] as const);
+        const counts = [...parsePackedTally(json, '')].map(([code, packed]) => [code, packedClicks(packed)] as const);
         return { changes: 1, lastInsertRowid: await logClicks(counts, new Date(loggedAt)) };
       },
       runTask: (_task: unknown, { spreadMs }: { spreadMs: number }) => foldClickLog(spreadMs),

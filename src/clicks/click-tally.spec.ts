@@ -5,11 +5,8 @@ import {
   OTHER_HOSTS,
   addReferrer,
   nextUtcMidnight,
-  parseTally,
   referrerHost,
-  serializeTally,
   utcDay,
-  type ClickTally,
   type DayTally,
 } from './click-tally.js';
 
@@ -63,42 +60,5 @@ describe('addReferrer', () => {
     expect(tally.referrers.size).toBe(MAX_HOSTS_PER_DAY + 1);
     expect(tally.referrers.get('h0.example')).toBe(3);
     expect(tally.referrers.get(OTHER_HOSTS)).toBe(5);
-  });
-});
-
-describe('the click log format', () => {
-  it('reads back what it writes', () => {
-    const tally: ClickTally = new Map([
-      [
-        'abc1234',
-        new Map([
-          [
-            '2026-11-24',
-            { clicks: 3, bots: 1, referrers: new Map([[DIRECT, 2]]), labels: new Map([['country:NL', 2]]) },
-          ],
-          ['2026-11-25', { clicks: 1, bots: 0, referrers: new Map([['news.example', 1]]), labels: new Map() }],
-        ]),
-      ],
-    ]);
-    expect(parseTally(serializeTally(tally), '2026-01-01')).toEqual(tally);
-  });
-
-  it('reads batches logged before daily counts existed: their day, no referrer', () => {
-    expect(parseTally('[["abc1234",4]]', '2026-11-24')).toEqual(
-      new Map([
-        ['abc1234', new Map([['2026-11-24', { clicks: 4, bots: 0, referrers: new Map(), labels: new Map() }]])],
-      ]),
-    );
-  });
-
-  it('reads batches logged before visitors were labelled: no labels', () => {
-    expect(parseTally('[["abc1234",[["2026-11-24",4,[["(direct)",3]],1]]]]', '2026-11-24')).toEqual(
-      new Map([
-        [
-          'abc1234',
-          new Map([['2026-11-24', { clicks: 4, bots: 1, referrers: new Map([[DIRECT, 3]]), labels: new Map() }]]),
-        ],
-      ]),
-    );
   });
 });

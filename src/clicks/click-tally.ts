@@ -159,27 +159,3 @@ export function serializeTally(tally: ClickTally): string {
   }
   return JSON.stringify(out);
 }
-
-/**
- * Reads a click-log row's counts. Batches logged before daily counts existed hold
- * `[[code, clicks], …]`: their clicks count on the day the batch was logged, with no referrer.
- */
-export function parseTally(json: string, loggedDay: string): ClickTally {
-  const tally: ClickTally = new Map();
-  for (const [code, value] of JSON.parse(json) as Array<[string, number | SerializedTally[number][1]]>) {
-    if (typeof value === 'number') {
-      tally.set(code, new Map([[loggedDay, { ...emptyDay(), clicks: value }]]));
-    } else {
-      tally.set(
-        code,
-        new Map(
-          value.map(([day, clicks, referrers, bots = 0, labels = []]) => [
-            day,
-            { clicks, bots, referrers: new Map(referrers), labels: new Map(labels) },
-          ]),
-        ),
-      );
-    }
-  }
-  return tally;
-}

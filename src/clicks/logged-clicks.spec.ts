@@ -1,14 +1,16 @@
 import type { ClickTally } from './click-tally.js';
 import { LoggedClicks, type LinkClicks } from './logged-clicks.js';
+import { packTally, type PackedCodeTally } from './packed-tally.js';
 
-/** One batch: code → clicks, all on 2026-11-24 from news.example. */
-function counts(entries: Array<[string, number]>): ClickTally {
-  return new Map(
+/** One batch: code → clicks, all on 2026-11-24 from news.example, packed as the sink logs it. */
+function counts(entries: Array<[string, number]>): Map<string, PackedCodeTally> {
+  const tally: ClickTally = new Map(
     entries.map(([code, clicks]) => [
       code,
       new Map([['2026-11-24', { clicks, bots: 0, referrers: new Map([['news.example', clicks]]), labels: new Map() }]]),
     ]),
   );
+  return packTally(tally);
 }
 
 const at = (second: number) => new Date(Date.UTC(2026, 10, 24, 10, 0, second));
@@ -108,11 +110,11 @@ describe('LoggedClicks', () => {
         ),
       ],
     ]);
-    sut.add({ id: 1, closedAt: at(1), counts: new Map([['abc1234', days]]) });
+    sut.add({ id: 1, closedAt: at(1), counts: packTally(new Map([['abc1234', days]])) });
     sut.add({
       id: 2,
       closedAt: at(2),
-      counts: new Map([['abc1234', new Map([['2026-11-24', day(1, 0, [['a.example', 1]], [])]])]]),
+      counts: packTally(new Map([['abc1234', new Map([['2026-11-24', day(1, 0, [['a.example', 1]], [])]])]])),
     });
 
     expect(sut.tallyNotIn(link())).toEqual(

@@ -1,14 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { mergeCodeTally, type ClickTally, type CodeTally } from './click-tally.js';
-import { packTally, packedClicks, packedHosts, unpackCodeTally, type PackedCodeTally } from './packed-tally.js';
+import { mergeCodeTally, type CodeTally } from './click-tally.js';
+import { packedClicks, packedHosts, unpackCodeTally, type PackedCodeTally } from './packed-tally.js';
 
-/** One flush's clicks, as written to the click log. */
+/**
+ * One flush's clicks, as written to the click log, packed (`packTally` of a flush,
+ * `parsePackedTally` of a row read back at start-up).
+ */
 export interface LoggedClickBatch {
   /** `click_batches.id`: batches are added to links in this order. */
   id: number;
   /** When the batch was closed: it holds only clicks counted before. */
   closedAt: Date;
-  counts: ClickTally;
+  counts: Map<string, PackedCodeTally>;
 }
 
 /** What a link row says about the clicks it includes. */
@@ -17,12 +20,6 @@ export interface LinkClicks {
   createdAt: Date;
   /** The last batch `clicks` (and the link's daily rows) include (0: none). */
   clicksThroughBatch: number;
-}
-
-interface HeldBatch {
-  id: number;
-  closedAt: Date;
-  counts: Map<string, PackedCodeTally>;
 }
 
 /**
@@ -42,16 +39,15 @@ interface HeldBatch {
  */
 @Injectable()
 export class LoggedClicks {
-  private batches: HeldBatch[] = [];
+  private batches: LoggedClickBatch[] = [];
   /** The codes and referrer hosts in the batches held, each with the number of batches that have it. */
   private readonly codeCounts = new Map<string, number>();
   private readonly hostCounts = new Map<string, number>();
 
   /** Records a batch that is now in the log; batches arrive in id order. */
   add(batch: LoggedClickBatch): void {
-    const held: HeldBatch = { id: batch.id, closedAt: batch.closedAt, counts: packTally(batch.counts) };
-    this.batches.push(held);
-    this.count(held, 1);
+    this.batches.push(batch);
+    this.count(batch, 1);
   }
 
   /** Forgets the batches up to `through`: they are in the links now. */
@@ -70,7 +66,7 @@ export class LoggedClicks {
     return [...this.hostCounts.keys()];
   }
 
-  private count(batch: HeldBatch, change: 1 | -1): void {
+  private count(batch: LoggedClickBatch, change: 1 | -1): void {
     const hosts = new Set<string>();
     for (const [code, packed] of batch.counts) {
       adjust(this.codeCounts, code, change);

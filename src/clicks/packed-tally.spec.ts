@@ -1,4 +1,4 @@
-import { parseTally, serializeTally, type ClickTally, type DayTally } from './click-tally.js';
+import { serializeTally, type ClickTally, type DayTally } from './click-tally.js';
 import {
   mergePacked,
   packTally,
@@ -51,14 +51,19 @@ describe('packed tallies', () => {
     }
   });
 
-  it('read the click log as parseTally does, older rows included', () => {
-    const old = '[["abc1234",7],["other00",[["2026-11-24",2,[["news.example",2]]]]]]';
+  it('read batches logged before daily counts existed: their day, no referrer', () => {
+    const sut = parsePackedTally('[["abc1234",7],["other00",[["2026-11-24",2,[["news.example",2]]]]]]', '2026-11-20');
 
-    const sut = parsePackedTally(old, '2026-11-20');
-
-    const expected = parseTally(old, '2026-11-20');
-    expect(new Map([...sut].map(([code, packed]) => [code, unpackCodeTally(packed)]))).toEqual(expected);
     expect(unpackCodeTally(sut.get('abc1234')!)).toEqual(new Map([['2026-11-20', day(7, 0, [], [])]]));
+    expect(unpackCodeTally(sut.get('other00')!)).toEqual(
+      new Map([['2026-11-24', day(2, 0, [['news.example', 2]], [])]]),
+    );
+  });
+
+  it('read batches logged before visitors were labelled: no labels', () => {
+    const sut = parsePackedTally('[["abc1234",[["2026-11-24",4,[["(direct)",3]],1]]]]', '2026-11-24');
+
+    expect(unpackCodeTally(sut.get('abc1234')!)).toEqual(new Map([['2026-11-24', day(4, 1, [['(direct)', 3]], [])]]));
   });
 
   it('add up one code over several batches by day, host and label', () => {

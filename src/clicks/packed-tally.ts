@@ -75,11 +75,21 @@ export function packTally(counts: ClickTally): Map<string, PackedCodeTally> {
   return packed;
 }
 
-/** A click-log row's counts (see `parseTally`, which reads the same JSON into Maps), packed. */
-export function parsePackedTally(json: string, loggedDay: string): Map<string, PackedCodeTally> {
+/**
+ * A click-log row's counts (`serializeTally`'s JSON), packed. Batches logged before daily counts
+ * existed hold `[[code, clicks], …]`: their clicks count on the day the batch was logged
+ * (`loggedDay`), with no referrer. Only the codes `keep` accepts are packed (a fold in parts reads
+ * every batch once per part).
+ */
+export function parsePackedTally(
+  json: string,
+  loggedDay: string,
+  keep: (code: string) => boolean = () => true,
+): Map<string, PackedCodeTally> {
   const shared = sharedStrings();
   const packed = new Map<string, PackedCodeTally>();
   for (const [code, value] of JSON.parse(json) as Array<[string, number | SerializedTally[number][1]]>) {
+    if (!keep(code)) continue;
     const fields: DayFields[] =
       typeof value === 'number'
         ? [[loggedDay, value, 0, [], 0, [], 0]]

@@ -3,8 +3,9 @@ import type { PrismaService } from '../database/prisma.service.js';
 import { toSqliteDateTime, type SqliteBackgroundWriter } from '../database/sqlite-background-writer.js';
 import { foldClickLog } from './click-log-fold.js';
 import { ClickSink } from './click-sink.js';
-import { parseTally, serializeTally, utcDay, type ClickTally } from './click-tally.js';
+import { serializeTally, utcDay, type ClickTally } from './click-tally.js';
 import { LoggedClicks } from './logged-clicks.js';
+import { packTally, parsePackedTally } from './packed-tally.js';
 
 /**
  * The click log is folded into the links once it holds this many code counts (one per code per
@@ -47,10 +48,11 @@ export class SqliteClickSink extends ClickSink {
   async start(): Promise<void> {
     const rows = await this.prisma.clickBatch.findMany({ orderBy: { id: 'asc' } });
     for (const row of rows) {
+      // Read straight into the packed form LoggedClicks holds: no Map per code and day on the way.
       this.loggedClicks.add({
         id: row.id,
         closedAt: row.loggedAt,
-        counts: parseTally(row.counts, utcDay(row.loggedAt.getTime())),
+        counts: parsePackedTally(row.counts, utcDay(row.loggedAt.getTime())),
       });
     }
   }
@@ -64,7 +66,7 @@ export class SqliteClickSink extends ClickSink {
         'INSERT INTO "click_batches" ("logged_at", "counts") VALUES (?, ?)',
         [toSqliteDateTime(closedAt), serializeTally(batch)],
       );
-      this.loggedClicks.add({ id: lastInsertRowid, closedAt, counts: batch });
+      this.loggedClicks.add({ id: lastInsertRowid, closedAt, counts: packTally(batch) });
       return new Map();
     } catch (error) {
       this.logger.warn(`Could not write click counts, will retry: ${String(error)}`);
