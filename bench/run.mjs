@@ -7,7 +7,7 @@
 //   node bench/run.mjs [--links 100000] [--duration 10] [--connections 100] [--postgres] [--smoke]
 //
 // See the README's Performance section or `--help` for every flag.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -76,6 +76,11 @@ const DRAIN_MESSAGES = 1000;
 const DRAIN_TARGET_MS = 10_000;
 /** After a load, the requests autocannon left under way are answered within this long. */
 const QUIET_MS = 50;
+/**
+ * `--study`: the CPU per message the CPU-only sidecar burns, the worker's and the receiver's
+ * together (144 + 31 µs, measured in the run that told the two apart, docs/performance.md).
+ */
+const STUDY_BURN_US = 175;
 /** The webhook scenarios' target whose instance stores only, beside a worker process. */
 const WORKER_TARGET = 'shortlink, delivery off + worker';
 /** The same instance with no worker: what storing the message costs, with nothing delivered on the machine. */
@@ -109,6 +114,13 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] 
   --cpu-prof DIR     run every service instance with node --cpu-prof: a .cpuprofile per thread
                      in DIR when it stops (open in Chrome DevTools; the figures then include
                      the profiler's own cost)
+  --study            webhooks on SQLite, what a worker beside the instance costs it: the judged
+                     instance's creations with the webhook once more with its worker held up (the
+                     receiver answers nothing during those rounds), and two more instances with
+                     delivery off, one beside a process that claims and records their messages as
+                     the worker does but sends nothing (its commits), one beside a process that
+                     burns the worker's and the receiver's CPU per message and commits nothing
+                     (bench/studies/webhook-*.mjs)
   --smoke            CI check that the benchmark works: 500 and 1000 links, 1 s per scenario, 10 connections
   --help             this text`;
 
@@ -145,6 +157,7 @@ function readOptions() {
       owned: { type: 'string' },
       before: { type: 'string' },
       'cpu-prof': { type: 'string' },
+      study: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -177,6 +190,7 @@ function readOptions() {
     owned: number('owned', OWNED_LINKS, 0),
     before: values.before ? resolve(values.before) : undefined,
     cpuProf: values['cpu-prof'] ? resolve(values['cpu-prof']) : undefined,
+    study: values.study,
     smoke,
   };
 }
@@ -213,16 +227,25 @@ async function measureInterleaved(options, targets, load, connections) {
     if (run % 2 === 1) order.reverse();
     for (const [i, target] of order) {
       const rss = sampleRss(target.pid);
+      await target.hold?.();
       const cpuBefore = cpuReading(target);
       const result = await drive(`http://127.0.0.1:${target.port}`, loadOf(target), {
         connections,
         duration: options.duration,
       });
+      await target.release?.();
+      const cpuLoaded = target.settle ? cpuMicros(target.pid) : null;
       const settleStarted = Date.now();
       await target.settle?.(result);
       const settleMs = target.settle ? Date.now() - settleStarted : undefined;
-      const cpu = cpuPerRequest(cpuBefore, cpuReading(target), result.answered);
-      results[i].runs.push({ ...result, rss: rss.stop(), cpu, settleMs });
+      const cpuAfter = cpuReading(target);
+      const cpu = cpuPerRequest(cpuBefore, cpuAfter, result.answered);
+      // What the service spent while the target settled (idle but for what the load left behind).
+      const settleCpu =
+        cpuLoaded === null || cpuAfter.service === null || result.answered === 0
+          ? null
+          : (cpuAfter.service - cpuLoaded) / result.answered;
+      results[i].runs.push({ ...result, rss: rss.stop(), cpu, settleMs, settleCpu });
       const { exitCode, signalCode } = target.proc.child;
       if (exitCode !== null || signalCode !== null) {
         throw new Error(
@@ -245,7 +268,12 @@ async function measureInterleaved(options, targets, load, connections) {
       cpuRuns: runs.map((r) => r.cpu?.service ?? null),
       databaseCpuRuns: runs.map((r) => r.cpu?.database ?? null),
       sidecarCpuRuns: runs.map((r) => r.cpu?.sidecar ?? null),
+      mainCpuRuns: runs.map((r) => r.cpu?.main ?? null),
+      syscrRuns: runs.map((r) => r.cpu?.syscr ?? null),
+      syscwRuns: runs.map((r) => r.cpu?.syscw ?? null),
+      preemptedRuns: runs.map((r) => r.cpu?.preempted ?? null),
       settleMs: runs.map((r) => r.settleMs ?? null),
+      settleCpuRuns: runs.map((r) => r.settleCpu ?? null),
       statusCodesIncludingWarmup: mergeCounts([warmup?.statusCodes ?? {}, ...runs.map((r) => r.statusCodes)]),
     };
   });
@@ -259,9 +287,42 @@ async function measureInterleaved(options, targets, load, connections) {
 function cpuReading(target) {
   return {
     service: cpuMicros(target.pid),
+    main: cpuMicros(`${target.pid}/task/${target.pid}`),
+    io: ioCounters(target.pid),
+    switches: contextSwitches(target.pid),
     database: target.postgresDatabase ? postgresCpuSnapshot(target.postgresDatabase) : null,
     sidecar: target.sidecarPid ? cpuMicros(target.sidecarPid) : null,
   };
+}
+
+/** Involuntary context switches of all of a process's threads so far (preemptions). */
+function contextSwitches(pid) {
+  try {
+    let total = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
+      total += Number(/nonvoluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1] ?? 0);
+    }
+    return total;
+  } catch {
+    return null;
+  }
+}
+
+/** A process's I/O counters (/proc/PID/io), null where they cannot be read. */
+function ioCounters(pid) {
+  try {
+    const text = readFileSync(`/proc/${pid}/io`, 'utf8');
+    return Object.fromEntries(
+      text
+        .trim()
+        .split('\n')
+        .map((line) => line.split(': '))
+        .map(([k, v]) => [k, Number(v)]),
+    );
+  } catch {
+    return null;
+  }
 }
 
 /** CPU per answered request between two readings, in µs; null where it could not be read. */
@@ -271,6 +332,11 @@ function cpuPerRequest(before, after, answered) {
     service: before.service === null || after.service === null ? null : (after.service - before.service) / answered,
     database: before.database && after.database ? cpuSpentBetween(before.database, after.database) / answered : null,
     sidecar: before.sidecar === null || after.sidecar === null ? null : (after.sidecar - before.sidecar) / answered,
+    main: before.main === null || after.main === null ? null : (after.main - before.main) / answered,
+    syscr: before.io && after.io ? (after.io.syscr - before.io.syscr) / answered : null,
+    syscw: before.io && after.io ? (after.io.syscw - before.io.syscw) / answered : null,
+    preempted:
+      before.switches === null || after.switches === null ? null : (after.switches - before.switches) / answered,
   };
 }
 
@@ -742,6 +808,18 @@ async function runWebhooks(options, kind, database, report, group) {
         drop: idle.drop,
       });
     }
+    if (options.study && kind === 'sqlite' && options.scenarios.has('webhooks')) {
+      for (const [delivery, name] of [
+        ['commits', 'study: delivery off + commits only'],
+        ['burner', 'study: delivery off + CPU only'],
+      ]) {
+        const db = await prepareBenchDatabase(kind, 1000, benchAccount(), 0);
+        builds.push({
+          ...(await startWebhookBuild(options, kind, db, receiverPort, name, ROOT, { delivery })),
+          drop: db.drop,
+        });
+      }
+    }
     if (options.before) {
       const own = await prepareBenchDatabase(kind, 1000, benchAccount(), 0, options.before);
       builds.push({
@@ -764,8 +842,38 @@ async function runWebhooks(options, kind, database, report, group) {
             : async () => void (await build.deliveredUpTo(await build.hookedLinks())),
         },
       ]);
+      // --study: the judged instance's creations with the webhook once more, right after them, its
+      // worker held up (the receiver answers nothing during the round): the instance's work is the
+      // same, the worker beside it neither sends nor commits.
+      const held = options.study ? builds.filter((build) => build.judged) : [];
+      /** Where each build's held target is in `targets`. */
+      const heldAt = new Map();
+      for (const build of held) {
+        const at = 2 * builds.indexOf(build) + 2;
+        heldAt.set(build, at);
+        targets.splice(at, 0, {
+          ...build.service,
+          name: `${build.name}, worker held up`,
+          sidecarPid: build.worker?.pid,
+          load: build.createAs(build.hooked),
+          hold: () => build.hold(true),
+          release: () => build.hold(false),
+          settle: async () => void (await build.deliveredUpTo(await build.hookedLinks())),
+        });
+      }
       log(`  ${SCENARIOS.webhooks}: ${builds.map((b) => b.name).join(', ')}, the two accounts interleaved (${kind})`);
-      const results = await measureInterleaved(options, targets, undefined, API_CONNECTIONS);
+      const receiverCpuBefore = cpuMicros(receiver.pid);
+      const measured = await measureInterleaved(options, targets, undefined, API_CONNECTIONS);
+      // Each build's two results in their places, the held-up ones apart.
+      const results = measured.filter((_, i) => ![...heldAt.values()].includes(i));
+      {
+        let delivered = 0;
+        for (const build of builds) if (!build.storesOnly) delivered += (await build.counts()).received;
+        if (delivered > 0)
+          log(
+            `    the receiver's CPU: ${Math.round((cpuMicros(receiver.pid) - receiverCpuBefore) / delivered)} µs per message (${delivered} messages)`,
+          );
+      }
       for (const [b, build] of builds.entries()) {
         const [without, withHook] = results.slice(2 * b, 2 * b + 2);
         const workerNote = (result) =>
@@ -833,11 +941,25 @@ async function runWebhooks(options, kind, database, report, group) {
           // Judged on the instance beside a worker (the deployment the target is for); the
           // in-process figures and the build before are reported, not judged.
           ...(build.judged ? targetCheck(options, ratio <= WEBHOOK_CPU_TARGET) : { ok: true }),
-          detail: `${Math.round(withHook.cpu.serviceUs)} µs against ${Math.round(without.cpu.serviceUs)} µs: ${ratio.toFixed(2)} × (rounds: ${list(withHook.cpuRuns)} against ${list(without.cpuRuns)} µs, ${list(rounds, 2)} ×)${postgres}${worker}${build.storesOnly ? '' : `; deliveries all in ${list(withHook.settleMs)} ms after each round`}`,
+          detail: `${Math.round(withHook.cpu.serviceUs)} µs against ${Math.round(without.cpu.serviceUs)} µs: ${ratio.toFixed(2)} × (rounds: ${list(withHook.cpuRuns)} against ${list(without.cpuRuns)} µs, ${list(rounds, 2)} ×)${postgres}${worker}${build.storesOnly ? '' : `; deliveries all in ${list(withHook.settleMs)} ms after each round, the instance's CPU meanwhile ${list(withHook.settleCpuRuns)} µs per link`}; main thread ${list(withHook.mainCpuRuns)} against ${list(without.mainCpuRuns)} µs; read syscalls ${list(withHook.syscrRuns, 1)} against ${list(without.syscrRuns, 1)}, write syscalls ${list(withHook.syscwRuns, 1)} against ${list(without.syscwRuns, 1)} per link; preempted ${list(withHook.preemptedRuns, 2)} against ${list(without.preemptedRuns, 2)} per link; req/s ${list(withHook.runs)} against ${list(without.runs)}`,
           ratio,
           rounds,
           workerCpuUs: withHook.cpu.sidecarUs,
           workerCpuRuns: withHook.sidecarCpuRuns,
+        });
+      }
+      for (const build of held) {
+        const running = results[2 * builds.indexOf(build) + 1];
+        const stopped = measured[heldAt.get(build)];
+        const list = (values, digits = 0) => values.map((v) => (v === null ? '—' : v.toFixed(digits))).join(', ');
+        const rounds = running.cpuRuns.map((cpu, i) =>
+          cpu === null || !stopped.cpuRuns[i] ? null : cpu / stopped.cpuRuns[i],
+        );
+        report.check({
+          ...group,
+          name: `study: ${build.name}: creation with one webhook, the worker delivering against the worker held up`,
+          ok: true,
+          detail: `${Math.round(running.cpu.serviceUs)} µs against ${Math.round(stopped.cpu.serviceUs)} µs: ${(running.cpu.serviceUs / stopped.cpu.serviceUs).toFixed(2)} × (rounds: ${list(running.cpuRuns)} against ${list(stopped.cpuRuns)} µs, ${list(rounds, 2)} ×); main thread ${list(running.mainCpuRuns)} against ${list(stopped.mainCpuRuns)} µs; read syscalls ${list(running.syscrRuns, 1)} against ${list(stopped.syscrRuns, 1)}; preempted ${list(running.preemptedRuns, 2)} against ${list(stopped.preemptedRuns, 2)} per link; the instance's CPU while the deliveries settled after each round ${list(running.settleCpuRuns)} against ${list(stopped.settleCpuRuns)} µs per link; the worker's CPU ${list(running.sidecarCpuRuns)} against ${list(stopped.sidecarCpuRuns)} µs per link; req/s ${list(running.runs)} against ${list(stopped.runs)}`,
         });
       }
     }
@@ -899,7 +1021,12 @@ async function startWebhookBuild(options, kind, database, receiverPort, name, ro
     delivery === 'inline' ? WEBHOOK_SERVICE_ENV : { ...WEBHOOK_SERVICE_ENV, WEBHOOK_DELIVERY: 'off' },
     root,
   );
-  const workerProc = delivery === 'worker' ? await startWebhookWorker(options, database, root) : undefined;
+  const workerProc =
+    delivery === 'worker'
+      ? await startWebhookWorker(options, database, root)
+      : delivery === 'commits' || delivery === 'burner'
+        ? await startStudySidecar(delivery, database, root)
+        : undefined;
   const base = `http://127.0.0.1:${service.port}`;
   const added = await fetch(`${base}/api/webhooks`, {
     method: 'POST',
@@ -940,12 +1067,17 @@ async function startWebhookBuild(options, kind, database, receiverPort, name, ro
     worker: workerProc,
     // The target is judged on this build's instance; the build before's is reported beside it.
     judged: delivery === 'worker' && root === ROOT,
-    storesOnly: delivery === 'none',
+    // The study's sidecars deliver nothing either.
+    storesOnly: delivery !== 'inline' && delivery !== 'worker',
     plain,
     hooked,
     counts,
     deliveredUpTo,
     hookedLinks,
+    /** Holds up (or lets go) the receiver's answers to this build's endpoint. */
+    hold: async (on) => {
+      await (await fetch(`http://127.0.0.1:${receiverPort}${path}?hold=${on ? 1 : 0}`)).text();
+    },
     createAs: (account) => ({
       method: 'POST',
       paths: ['/api/links'],
@@ -979,6 +1111,20 @@ async function startWebhookBuild(options, kind, database, receiverPort, name, ro
       };
     },
   };
+}
+
+/** A study's process beside an instance with delivery off (bench/studies/webhook-*.mjs). */
+async function startStudySidecar(delivery, database, root) {
+  const args =
+    delivery === 'commits'
+      ? [join(ROOT, 'bench', 'studies', 'webhook-commits-only.mjs'), root, database.url]
+      : [join(ROOT, 'bench', 'studies', 'webhook-cpu-burner.mjs'), database.url, String(STUDY_BURN_US)];
+  const proc = startProcess(`study ${delivery}`, args, { cwd: root, stdout: 'pipe' });
+  await new Promise((resolveReady, reject) => {
+    proc.child.stdout?.on('data', (chunk) => String(chunk).includes('Delivering') && resolveReady(undefined));
+    void proc.exited.then(() => reject(new Error(`the study's sidecar exited during start-up:\n${proc.stderr()}`)));
+  });
+  return proc;
 }
 
 /**

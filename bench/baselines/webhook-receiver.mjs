@@ -10,12 +10,22 @@ const port = Number(process.argv[2] ?? '0');
 const paths = new Map();
 const countsOf = (path) => {
   let counts = paths.get(path);
-  if (!counts) paths.set(path, (counts = { received: 0, ids: new Set() }));
+  if (!counts) paths.set(path, (counts = { received: 0, ids: new Set(), held: null }));
   return counts;
 };
 
 const server = createServer((req, res) => {
-  const counts = countsOf(req.url);
+  const [path, query] = (req.url ?? '/').split('?');
+  const counts = countsOf(path);
+  // `GET <path>?hold=1`: answers to <path> wait until `?hold=0` (the bench's --study holds a
+  // worker up this way: with its attempts all waiting, it neither sends nor commits).
+  if (req.method === 'GET' && query) {
+    if (query === 'hold=1') counts.held ??= [];
+    else if (query === 'hold=0') {
+      for (const held of counts.held ?? []) held();
+      counts.held = null;
+    }
+  }
   if (req.method === 'GET') {
     const body = JSON.stringify({ received: counts.received, distinct: counts.ids.size });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
@@ -27,8 +37,12 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     counts.received++;
     counts.ids.add(req.headers['webhook-id']);
-    res.writeHead(204);
-    res.end();
+    const answer = () => {
+      res.writeHead(204);
+      res.end();
+    };
+    if (counts.held) counts.held.push(answer);
+    else answer();
   });
 });
 
