@@ -767,26 +767,43 @@ describe('delivery', () => {
     );
   });
 
-  it('deletes settled messages after 30 days, never pending ones', async () => {
+  it('deletes settled messages after 30 days, never pending ones, of every endpoint, in slices', async () => {
     const webhook = await addWebhook(owner, { url: receiver.url('/old') });
+    const other = await addWebhook(owner, { url: receiver.url('/old-too') });
     const prisma = testApp.app.get(PrismaService);
     const old = new Date(Date.now() - KEEP_MESSAGES_MS - 60_000);
-    const row = (n: number, status: string) => ({
-      id: `0b6f1f5e-8a4c-4c52-9f43-2d1a6c1e9b${String(n).padStart(2, '0')}`,
-      endpointId: webhook.id,
-      messageId: `msg_${String(n).padStart(32, '0')}`,
+    const recent = new Date(Date.now() - KEEP_MESSAGES_MS + 3_600_000);
+    const row = (endpointId: string, n: number, status: string, createdAt = old) => ({
+      id: `0b6f1f5e-8a4c-4c52-9f43-${endpointId.slice(0, 4)}${String(n).padStart(8, '0')}`,
+      endpointId,
+      messageId: `msg_${endpointId.slice(0, 4)}${String(n).padStart(28, '0')}`,
       event: 'webhook.test',
       payload: '{}',
       status,
       nextAttemptAt: status === 'pending' ? new Date(Date.now() + 86_400_000) : null,
-      createdAt: old,
+      createdAt,
     });
-    await prisma.webhookMessage.createMany({ data: [row(1, 'delivered'), row(2, 'failed'), row(3, 'pending')] });
+    // More than one slice (5,000 rows a statement) of the other endpoint's.
+    const many = Array.from({ length: 5_003 }, (_, n) => row(other.id, n, n % 2 === 0 ? 'delivered' : 'failed'));
+    await prisma.webhookMessage.createMany({
+      data: [
+        row(webhook.id, 1, 'delivered'),
+        row(webhook.id, 2, 'failed'),
+        row(webhook.id, 3, 'pending'),
+        row(webhook.id, 4, 'delivered', recent),
+        ...many,
+        row(other.id, 9_999, 'pending'),
+      ],
+    });
 
     const deleted = await testApp.app.get(WebhookMessageStore).prune(new Date(Date.now() - KEEP_MESSAGES_MS));
 
-    expect(deleted).toBe(2);
-    expect((await deliveries(owner, webhook.id)).map((delivery) => delivery.status)).toEqual(['pending']);
+    expect(deleted).toBe(2 + 5_003);
+    expect((await deliveries(owner, webhook.id)).map((delivery) => delivery.status).sort()).toEqual([
+      'delivered',
+      'pending',
+    ]);
+    expect(await prisma.webhookMessage.count({ where: { endpointId: other.id } })).toBe(1);
   });
 
   it('disables an endpoint with nothing delivered for 5 days while messages failed', async () => {
