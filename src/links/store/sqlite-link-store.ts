@@ -297,11 +297,6 @@ export class SqliteLinkStore extends LinkStore {
     return this.prisma.$transaction(statements.map(({ sql, params }) => this.prisma.$executeRawUnsafe(sql, ...params)));
   }
 
-  /**
-   * Two reads, not one transaction: a link created or deleted between them can show in one only.
-   * With a tag, the page's codes come from the tag's index range first (so the links skipped by
-   * the offset are not read), then their links.
-   */
   findForAccount(code: string, accountId: string): Promise<StoredLink | undefined> {
     const [row] = this.sqlite.reader.tuples<LinkTuple>(
       `SELECT ${LINK_COLUMNS}, ${TAGS} FROM links l WHERE l.code = ? AND l.account_id = ?`,
@@ -311,6 +306,11 @@ export class SqliteLinkStore extends LinkStore {
     return Promise.resolve(row === undefined ? undefined : toStoredLink(row));
   }
 
+  /**
+   * With a tag, the page's codes come from the tag's index range first (so the links skipped by
+   * the offset are not read), then their links. A page past the end reads its total apart: two
+   * reads, not one transaction, so a link created or deleted between them can show in one only.
+   */
   listForAccount(accountId: string, limit: number, offset: number, tag?: string): Promise<StoredLinkPage> {
     // The total rides along on each row (one statement a page, where a second one to count cost
     // 5–20 µs of a list call); a page past the end has no row to carry it and asks for it alone.
