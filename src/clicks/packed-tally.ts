@@ -75,21 +75,23 @@ export function packTally(counts: ClickTally): Map<string, PackedCodeTally> {
   return packed;
 }
 
+/** One code's entry of a click-log row (`serializeTally`'s JSON, or the older `[code, clicks]`). */
+export type LoggedEntry = [code: string, value: number | SerializedTally[number][1]];
+
 /**
  * A click-log row's counts (`serializeTally`'s JSON), packed. Batches logged before daily counts
  * existed hold `[[code, clicks], …]`: their clicks count on the day the batch was logged
- * (`loggedDay`), with no referrer. Only the codes `keep` accepts are packed (a fold in parts reads
- * every batch once per part).
+ * (`loggedDay`), with no referrer.
  */
-export function parsePackedTally(
-  json: string,
-  loggedDay: string,
-  keep: (code: string) => boolean = () => true,
-): Map<string, PackedCodeTally> {
+export function parsePackedTally(json: string, loggedDay: string): Map<string, PackedCodeTally> {
+  return packLoggedEntries(JSON.parse(json) as LoggedEntry[], loggedDay);
+}
+
+/** Entries of a click-log row (all of them, or those of some codes: see the fold), packed as `parsePackedTally` does. */
+export function packLoggedEntries(entries: Iterable<LoggedEntry>, loggedDay: string): Map<string, PackedCodeTally> {
   const shared = sharedStrings();
   const packed = new Map<string, PackedCodeTally>();
-  for (const [code, value] of JSON.parse(json) as Array<[string, number | SerializedTally[number][1]]>) {
-    if (!keep(code)) continue;
+  for (const [code, value] of entries) {
     const fields: DayFields[] =
       typeof value === 'number'
         ? [[loggedDay, value, 0, [], 0, [], 0]]
