@@ -7,7 +7,7 @@ import { ClickCounter, MAX_AGENTS_PER_DAY, MAX_CLIENTS_PER_AGENT } from './click
 import { ClickSink } from './click-sink.js';
 import { MAX_HOSTS_PER_DAY, OTHER_HOSTS, totalClicks, type ClickTally } from './click-tally.js';
 import { LoggedClicks } from './logged-clicks.js';
-import { packedClicks, parsePackedTally } from './packed-tally.js';
+import { parsePackedTally } from './packed-tally.js';
 import { CLICK_FLUSH_BATCH_SIZE, PostgresClickSink } from './postgres-click-sink.js';
 import { FOLD_AFTER_LOGGED_CODES, FOLD_AFTER_MS, FOLD_SPREAD_SHARE, SqliteClickSink } from './sqlite-click-sink.js';
 
@@ -334,7 +334,8 @@ describe('ClickCounter (SQLite: counts go to the click log, added to links in bu
     );
     const writer = {
       runReturningRowid: async (_sql: string, [loggedAt, json]: [string, string]) => {
-        const counts = [...parsePackedTally(json, '')].map(([code, packed]) => [code, packedClicks(packed)] as const);
+        const batch = parsePackedTally(json, '');
+        const counts = [...batch.codes()].map((code) => [code, batch.clicks(code)] as const);
         return { changes: 1, lastInsertRowid: await logClicks(counts, new Date(loggedAt)) };
       },
       runTask: (_task: unknown, { spreadMs }: { spreadMs: number }) => foldClickLog(spreadMs),

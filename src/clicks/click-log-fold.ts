@@ -4,13 +4,7 @@ import type Database from 'better-sqlite3';
 import { taskDuty, type TaskPacer } from '../database/task-pacing.js';
 import { defineWriterTask, type TaskContext } from '../database/sqlite-writer-protocol.js';
 import { splitLabelKey } from './click-tally.js';
-import {
-  mergePacked,
-  packedClicks,
-  packLoggedEntries,
-  type LoggedEntry,
-  type PackedCodeTally,
-} from './packed-tally.js';
+import { mergeBatches, packLoggedTexts, type PackedBatch } from './packed-tally.js';
 
 /** The task's arguments. */
 export interface FoldArgs {
@@ -38,16 +32,16 @@ const FOLD_LOOKUPS_PER_TRANSACTION = 2000;
 const POSITIONS = 2 ** 21;
 
 /**
- * Per code: its clicks in all batches, the first batch that has it, and its tally in each of them
- * (packed: added up by day and referrer only when the code's rows are written, so a fold of a
- * large log holds one packed copy of it, not a Map per code per day).
+ * Per code: its clicks in all batches, the first batch that has it, and each batch that has it
+ * (packed: its tally added up by day and referrer only when the code's rows are written, so a
+ * fold of a large log holds one packed copy of it, not a Map per code per day).
  */
 interface Total {
   code: string;
   clicks: number;
   firstId: number;
   firstLoggedAt: string;
-  parts: PackedCodeTally[];
+  parts: PackedBatch[];
   /** The batch of each part (`click_batches.id`). */
   partBatches: number[];
 }
@@ -111,17 +105,17 @@ async function fold(
   const pacer = context.pace(
     taskDuty(foldMsPerLoggedChar === undefined ? undefined : foldMsPerLoggedChar * loggedChars, spreadMs),
   );
-  // SQLite picks a part's entries out of a batch's JSON (json_each, in C): only those become
-  // JavaScript values, one small parse each. Parsing the whole batch in JavaScript made every
-  // entry an object graph for every part, and a batch's graph (10 MiB for 10,000 codes) outlived
-  // the writer's young generation, so the thread's heap grew by the log's size between full
-  // collections.
+  // SQLite picks a part's entries out of a batch's JSON (json_each, in C): only those reach
+  // JavaScript, as a code and the JSON of its days, packed at once (PackedBatch) and unpacked when
+  // the code's rows are written. Parsing the whole batch in JavaScript made every entry an object
+  // graph for every part, and a batch's graph (10 MiB for 10,000 codes) outlived the writer's
+  // young generation, so the thread's heap grew by the log's size between full collections.
   const entriesOf = db
-    .prepare<{ id: number; from: string | null; to: string | null }, string>(
-      `SELECT value FROM json_each((SELECT counts FROM click_batches WHERE id = @id))
+    .prepare<{ id: number; from: string | null; to: string | null }, [code: string, days: string]>(
+      `SELECT value ->> 0, value -> 1 FROM json_each((SELECT counts FROM click_batches WHERE id = @id))
        WHERE (@from IS NULL OR value ->> 0 >= @from) AND (@to IS NULL OR value ->> 0 < @to)`,
     )
-    .pluck();
+    .raw();
   const codesOf = db
     .prepare<[number], string>('SELECT value ->> 0 FROM json_each((SELECT counts FROM click_batches WHERE id = ?))')
     .pluck();
@@ -148,17 +142,16 @@ async function fold(
     const to = part === bounds.length ? undefined : bounds[part];
     const totals = new Map<string, Total>();
     for (const { id, loggedAt } of rows) {
-      const entries = entriesOf
-        .all({ id, from: from ?? null, to: to ?? null })
-        .map((text) => JSON.parse(text) as LoggedEntry);
+      const entries = entriesOf.all({ id, from: from ?? null, to: to ?? null });
       // logged_at is ISO 8601 in UTC: its first ten characters are the UTC day.
-      for (const [code, packed] of packLoggedEntries(entries, loggedAt.slice(0, 10))) {
+      const batch = packLoggedTexts(entries, loggedAt.slice(0, 10));
+      for (const code of batch.codes()) {
         let total = totals.get(code);
         if (!total) {
           total = { code, clicks: 0, firstId: id, firstLoggedAt: loggedAt, parts: [], partBatches: [] };
           totals.set(code, total);
         }
-        addPart(total, packed, id);
+        addPart(total, batch, id);
       }
       await pacer.slice();
     }
@@ -185,9 +178,9 @@ async function foldPart(totals: Map<string, Total>, { db, through, loggedAtOf, p
     const [, createdAt, throughBatch] = row;
     const all = totals.get(code)!;
     const total: Total = { code, clicks: 0, firstId: 0, firstLoggedAt: '', parts: [], partBatches: [] };
-    all.parts.forEach((packed, i) => {
+    all.parts.forEach((batch, i) => {
       const id = all.partBatches[i];
-      if (id > throughBatch && loggedAtOf.get(id)! >= createdAt) addPart(total, packed, id);
+      if (id > throughBatch && loggedAtOf.get(id)! >= createdAt) addPart(total, batch, id);
     });
     return total;
   };
@@ -231,7 +224,7 @@ async function foldPart(totals: Map<string, Total>, { db, through, loggedAtOf, p
   );
   /** Writes a link's days; `accountId` null: an anonymous link, which no account overview counts. */
   const addDaily = (total: Total, accountId: string | null) => {
-    for (const [day, { clicks, bots, referrers, labels }] of mergePacked(total.parts)) {
+    for (const [day, { clicks, bots, referrers, labels }] of mergeBatches(total.code, total.parts)) {
       const month = day.slice(0, 7);
       addDay.run(total.code, day, clicks, bots);
       if (accountId !== null) {
@@ -323,10 +316,10 @@ async function foldPart(totals: Map<string, Total>, { db, through, loggedAtOf, p
   }
 }
 
-function addPart(total: Total, packed: PackedCodeTally, batch: number): void {
-  total.clicks += packedClicks(packed);
-  total.parts.push(packed);
-  total.partBatches.push(batch);
+function addPart(total: Total, batch: PackedBatch, id: number): void {
+  total.clicks += batch.clicks(total.code);
+  total.parts.push(batch);
+  total.partBatches.push(id);
 }
 
 /**

@@ -1,9 +1,9 @@
 import type { ClickTally } from './click-tally.js';
 import { LoggedClicks, type LinkClicks } from './logged-clicks.js';
-import { packTally, type PackedCodeTally } from './packed-tally.js';
+import { packTally, type PackedBatch } from './packed-tally.js';
 
 /** One batch: code → clicks, all on 2026-11-24 from news.example, packed as the sink logs it. */
-function counts(entries: Array<[string, number]>): Map<string, PackedCodeTally> {
+function counts(entries: Array<[string, number]>): PackedBatch {
   const tally: ClickTally = new Map(
     entries.map(([code, clicks]) => [
       code,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { mergeCodeTally, type CodeTally } from './click-tally.js';
-import { packedClicks, packedHosts, unpackCodeTally, type PackedCodeTally } from './packed-tally.js';
+import type { PackedBatch } from './packed-tally.js';
 
 /**
  * One flush's clicks, as written to the click log, packed (`packTally` of a flush,
@@ -11,7 +11,7 @@ export interface LoggedClickBatch {
   id: number;
   /** When the batch was closed: it holds only clicks counted before. */
   closedAt: Date;
-  counts: Map<string, PackedCodeTally>;
+  counts: PackedBatch;
 }
 
 /** What a link row says about the clicks it includes. */
@@ -34,8 +34,8 @@ export interface LinkClicks {
  *
  * Under cold traffic over many links a batch holds a count for most codes clicked in its flush
  * interval (10,000 a second at the benchmark's cold redirects), and the log is held until a fold
- * (up to FOLD_AFTER_LOGGED_CODES counts): each is kept packed (PackedCodeTally), and unpacked only
- * for the few codes a read asks for.
+ * (up to FOLD_AFTER_LOGGED_CODES counts): each batch is kept packed (PackedBatch), and a code's
+ * tally unpacked only for the few codes a read asks for.
  */
 @Injectable()
 export class LoggedClicks {
@@ -67,12 +67,8 @@ export class LoggedClicks {
   }
 
   private count(batch: LoggedClickBatch, change: 1 | -1): void {
-    const hosts = new Set<string>();
-    for (const [code, packed] of batch.counts) {
-      adjust(this.codeCounts, code, change);
-      for (const host of packedHosts(packed)) hosts.add(host);
-    }
-    for (const host of hosts) adjust(this.hostCounts, host, change);
+    for (const code of batch.counts.codes()) adjust(this.codeCounts, code, change);
+    for (const host of batch.counts.hosts) adjust(this.hostCounts, host, change);
   }
 
   /**
@@ -82,23 +78,26 @@ export class LoggedClicks {
    */
   clicksNotIn(link: LinkClicks): number {
     let clicks = 0;
-    for (const packed of this.batchesNotIn(link)) clicks += packedClicks(packed);
+    for (const batch of this.batchesNotIn(link)) clicks += batch.clicks(link.code);
     return clicks;
   }
 
   /** The same clicks as `clicksNotIn`, by day and referrer host. */
   tallyNotIn(link: LinkClicks): CodeTally {
     const tally: CodeTally = new Map();
-    for (const packed of this.batchesNotIn(link)) mergeCodeTally(tally, unpackCodeTally(packed));
+    for (const batch of this.batchesNotIn(link)) mergeCodeTally(tally, batch.tally(link.code));
     return tally;
   }
 
-  private *batchesNotIn(link: LinkClicks): Generator<PackedCodeTally> {
+  /** The batches with clicks of `link` that its row does not include. */
+  private *batchesNotIn(link: LinkClicks): Generator<PackedBatch> {
     for (const batch of this.batches) {
-      if (batch.id > link.clicksThroughBatch && batch.closedAt.getTime() >= link.createdAt.getTime()) {
-        const packed = batch.counts.get(link.code);
-        if (packed) yield packed;
-      }
+      if (
+        batch.id > link.clicksThroughBatch &&
+        batch.closedAt.getTime() >= link.createdAt.getTime() &&
+        batch.counts.has(link.code)
+      )
+        yield batch.counts;
     }
   }
 

@@ -1,12 +1,5 @@
 import { serializeTally, type ClickTally, type DayTally } from './click-tally.js';
-import {
-  mergePacked,
-  packTally,
-  packedClicks,
-  packedHosts,
-  parsePackedTally,
-  unpackCodeTally,
-} from './packed-tally.js';
+import { mergeBatches, packLoggedTexts, packTally, parsePackedTally, type PackedBatch } from './packed-tally.js';
 
 function day(
   clicks: number,
@@ -42,37 +35,87 @@ const tally: ClickTally = new Map([
   ['other00', new Map([['2026-11-24', day(1, 0, [['(direct)', 1]], [['country:FR', 1]])]])],
 ]);
 
-describe('packed tallies', () => {
+describe('packed batches', () => {
+  const tallies = (batch: PackedBatch): ClickTally =>
+    new Map([...batch.codes()].map((code) => [code, batch.tally(code)]));
+
   it('unpack to the tally they were packed from, whether packed from Maps or from the click log', () => {
-    for (const sut of [packTally(tally), parsePackedTally(serializeTally(tally), '2026-11-25')]) {
-      expect(new Map([...sut].map(([code, packed]) => [code, unpackCodeTally(packed)]))).toEqual(tally);
-      expect(packedClicks(sut.get('abc1234')!)).toBe(10);
-      expect([...packedHosts(sut.get('abc1234')!)]).toEqual(['news.example', '(direct)']);
+    const logged = serializeTally(tally);
+    const picked = (JSON.parse(logged) as Array<[string, unknown]>).map(([code, days]): [string, string] => [
+      code,
+      JSON.stringify(days),
+    ]);
+    for (const sut of [
+      packTally(tally),
+      parsePackedTally(logged, '2026-11-25'),
+      packLoggedTexts(picked, '2026-11-25'),
+    ]) {
+      expect(tallies(sut)).toEqual(tally);
+      expect(sut.size).toBe(2);
+      expect(sut.clicks('abc1234')).toBe(10);
+      expect(sut.clicks('other00')).toBe(1);
+      expect(sut.hosts).toEqual(['news.example', '(direct)']);
     }
+  });
+
+  it('answer nothing for a code they do not hold', () => {
+    const sut = packTally(tally);
+
+    expect(sut.has('nothere')).toBe(false);
+    expect(sut.clicks('nothere')).toBe(0);
+    expect(sut.tally('nothere')).toEqual(new Map());
   });
 
   it('read batches logged before daily counts existed: their day, no referrer', () => {
     const sut = parsePackedTally('[["abc1234",7],["other00",[["2026-11-24",2,[["news.example",2]]]]]]', '2026-11-20');
 
-    expect(unpackCodeTally(sut.get('abc1234')!)).toEqual(new Map([['2026-11-20', day(7, 0, [], [])]]));
-    expect(unpackCodeTally(sut.get('other00')!)).toEqual(
-      new Map([['2026-11-24', day(2, 0, [['news.example', 2]], [])]]),
+    expect(sut.tally('abc1234')).toEqual(new Map([['2026-11-20', day(7, 0, [], [])]]));
+    expect(sut.tally('other00')).toEqual(new Map([['2026-11-24', day(2, 0, [['news.example', 2]], [])]]));
+    expect(packLoggedTexts([['abc1234', '7']], '2026-11-20').tally('abc1234')).toEqual(
+      new Map([['2026-11-20', day(7, 0, [], [])]]),
     );
   });
 
   it('read batches logged before visitors were labelled: no labels', () => {
     const sut = parsePackedTally('[["abc1234",[["2026-11-24",4,[["(direct)",3]],1]]]]', '2026-11-24');
 
-    expect(unpackCodeTally(sut.get('abc1234')!)).toEqual(new Map([['2026-11-24', day(4, 1, [['(direct)', 3]], [])]]));
+    expect(sut.tally('abc1234')).toEqual(new Map([['2026-11-24', day(4, 1, [['(direct)', 3]], [])]]));
+  });
+
+  it('keep counts above 65,535 and hosts beyond the first', () => {
+    const big: ClickTally = new Map([
+      ['abc1234', new Map([['2026-11-24', day(100_000, 70_000, [['a.example', 30_000]], [['os:Linux', 30_000]])]])],
+      ['other00', new Map([['2026-11-24', day(1, 0, [['b.example', 1]], [])]])],
+    ]);
+
+    expect(tallies(packTally(big))).toEqual(big);
+    expect(packTally(big).hosts).toEqual(['a.example', 'b.example']);
+  });
+
+  it('hold each distinct tally of a batch once, shared by the codes that have it', () => {
+    const once = (clicks: number) =>
+      new Map([['2026-11-24', day(clicks, 0, [['(direct)', clicks]], [['os:Linux', clicks]])]]);
+    const codes = (n: number, clicks: number): ClickTally =>
+      new Map(Array.from({ length: n }, (_, i) => [`c${String(i).padStart(6, '0')}`, once(clicks)]));
+    const alike = packTally(codes(1000, 1));
+    const varied = packTally(
+      new Map(Array.from({ length: 1000 }, (_, i) => [`c${String(i).padStart(6, '0')}`, once(i + 1)])),
+    );
+
+    // A run of 1 + 5 + 2 + 2 numbers: 1,000 of them when each differs, one when all are alike.
+    expect(runLength(varied)).toBe(10_000);
+    expect(runLength(alike)).toBe(10);
+    expect(alike.tally('c000999')).toEqual(once(1));
+    expect(varied.tally('c000999')).toEqual(once(1000));
   });
 
   it('add up one code over several batches by day, host and label', () => {
-    const first = packTally(tally).get('other00')!;
+    const first = packTally(tally);
     const second = packTally(
       new Map([['other00', new Map([['2026-11-24', day(2, 1, [['a.example', 1]], [['country:FR', 1]])]])]]),
-    ).get('other00')!;
+    );
 
-    expect(mergePacked([first, second])).toEqual(
+    expect(mergeBatches('other00', [first, second])).toEqual(
       new Map([
         [
           '2026-11-24',
@@ -90,3 +133,8 @@ describe('packed tallies', () => {
     );
   });
 });
+
+/** The numbers a packed batch holds (its private typed array). */
+function runLength(batch: PackedBatch): number {
+  return (batch as unknown as { runs: Uint32Array }).runs.length;
+}
