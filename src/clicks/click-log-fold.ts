@@ -32,18 +32,24 @@ const FOLD_LOOKUPS_PER_TRANSACTION = 2000;
 const POSITIONS = 2 ** 21;
 
 /**
- * Per code: its clicks in all batches, the first batch that has it, and each batch that has it
- * (packed: its tally added up by day and referrer only when the code's rows are written, so a
- * fold of a large log holds one packed copy of it, not a Map per code per day).
+ * Per code of a part: its clicks in all batches and the first batch that has it. Its tally stays
+ * in the packed batches (PartBatch) until its rows are written, where it is added up by day and
+ * referrer: a fold holds one packed copy of the part's counts, not a Map per code and day, nor a
+ * list of batches per code.
  */
 interface Total {
   code: string;
   clicks: number;
   firstId: number;
   firstLoggedAt: string;
-  parts: PackedBatch[];
-  /** The batch of each part (`click_batches.id`). */
-  partBatches: number[];
+}
+
+/** A logged batch's counts of one part's codes. */
+interface PartBatch {
+  /** `click_batches.id`. */
+  id: number;
+  loggedAt: string;
+  counts: PackedBatch;
 }
 
 type LinkRow = [code: string, createdAt: string, throughBatch: number, accountId: string | null];
@@ -101,7 +107,6 @@ async function fold(
   if (rows.length === 0) return 0;
   const through = rows[rows.length - 1].id;
   const loggedChars = rows.reduce((sum, row) => sum + row.chars, 0);
-  const loggedAtOf = new Map(rows.map(({ id, loggedAt }) => [id, loggedAt]));
   const pacer = context.pace(
     taskDuty(foldMsPerLoggedChar === undefined ? undefined : foldMsPerLoggedChar * loggedChars, spreadMs),
   );
@@ -141,21 +146,23 @@ async function fold(
     const from = part === 0 ? undefined : bounds[part - 1];
     const to = part === bounds.length ? undefined : bounds[part];
     const totals = new Map<string, Total>();
+    const batches: PartBatch[] = [];
     for (const { id, loggedAt } of rows) {
       const entries = entriesOf.all({ id, from: from ?? null, to: to ?? null });
       // logged_at is ISO 8601 in UTC: its first ten characters are the UTC day.
-      const batch = packLoggedTexts(entries, loggedAt.slice(0, 10));
-      for (const code of batch.codes()) {
+      const counts = packLoggedTexts(entries, loggedAt.slice(0, 10));
+      batches.push({ id, loggedAt, counts });
+      for (const code of counts.codes()) {
         let total = totals.get(code);
         if (!total) {
-          total = { code, clicks: 0, firstId: id, firstLoggedAt: loggedAt, parts: [], partBatches: [] };
+          total = { code, clicks: 0, firstId: id, firstLoggedAt: loggedAt };
           totals.set(code, total);
         }
-        addPart(total, batch, id);
+        total.clicks += counts.clicks(code);
       }
       await pacer.slice();
     }
-    await foldPart(totals, { db, through, loggedAtOf, pacer });
+    await foldPart(totals, batches, { db, through, pacer });
   }
   db.prepare('DELETE FROM click_batches WHERE id <= ?').run(through);
   foldMsPerLoggedChar = pacer.finish() / loggedChars;
@@ -167,22 +174,23 @@ interface FoldScope {
   db: Database.Database;
   /** The last batch the fold adds: every row it writes records it. */
   through: number;
-  loggedAtOf: Map<number, string>;
   pacer: TaskPacer;
 }
 
 /** Adds one part's totals (every batch of the fold, for the part's codes) to the links and their daily rows. */
-async function foldPart(totals: Map<string, Total>, { db, through, loggedAtOf, pacer }: FoldScope): Promise<void> {
-  /** The clicks of `code` in the batches `row` does not include, closed after it was created. */
-  const clicksFor = (code: string, row: LinkRow): Total => {
-    const [, createdAt, throughBatch] = row;
-    const all = totals.get(code)!;
-    const total: Total = { code, clicks: 0, firstId: 0, firstLoggedAt: '', parts: [], partBatches: [] };
-    all.parts.forEach((batch, i) => {
-      const id = all.partBatches[i];
-      if (id > throughBatch && loggedAtOf.get(id)! >= createdAt) addPart(total, batch, id);
-    });
-    return total;
+async function foldPart(
+  totals: Map<string, Total>,
+  batches: readonly PartBatch[],
+  { db, through, pacer }: FoldScope,
+): Promise<void> {
+  /** The batches with clicks of `code`; for a `row`, only those it does not include, closed after it was created. */
+  const batchesWith = (code: string, row?: LinkRow): PackedBatch[] => {
+    const withCode: PackedBatch[] = [];
+    for (const { id, loggedAt, counts } of batches) {
+      if (row && (id <= row[2] || loggedAt < row[1])) continue;
+      if (counts.has(code)) withCode.push(counts);
+    }
+    return withCode;
   };
   const addDay = db.prepare(
     `INSERT INTO link_daily_clicks (code, day, clicks, bots) VALUES (?, ?, ?, ?)
@@ -223,23 +231,23 @@ async function foldPart(totals: Map<string, Total>, { db, through, loggedAtOf, p
      ON CONFLICT (account_id, day, host) DO UPDATE SET clicks = clicks + excluded.clicks`,
   );
   /** Writes a link's days; `accountId` null: an anonymous link, which no account overview counts. */
-  const addDaily = (total: Total, accountId: string | null) => {
-    for (const [day, { clicks, bots, referrers, labels }] of mergeBatches(total.code, total.parts)) {
+  const addDaily = (code: string, counts: readonly PackedBatch[], accountId: string | null) => {
+    for (const [day, { clicks, bots, referrers, labels }] of mergeBatches(code, counts)) {
       const month = day.slice(0, 7);
-      addDay.run(total.code, day, clicks, bots);
+      addDay.run(code, day, clicks, bots);
       if (accountId !== null) {
         addAccountDay.run(accountId, day, clicks, bots);
-        addAccountLink.run(accountId, day, total.code, clicks);
+        addAccountLink.run(accountId, day, code, clicks);
       }
       for (const [host, hostClicks] of referrers) {
-        addHost.run(total.code, day, host, hostClicks);
-        addMonthHost.run(total.code, month, host, hostClicks);
+        addHost.run(code, day, host, hostClicks);
+        addMonthHost.run(code, month, host, hostClicks);
         if (accountId !== null) addAccountHost.run(accountId, day, host, hostClicks);
       }
       for (const [key, labelClicks] of labels) {
         const [dimension, label] = splitLabelKey(key);
-        addLabel.run(total.code, day, dimension, label, labelClicks);
-        addMonthLabel.run(total.code, month, dimension, label, labelClicks);
+        addLabel.run(code, day, dimension, label, labelClicks);
+        addMonthLabel.run(code, month, dimension, label, labelClicks);
         if (accountId !== null && dimension === 'country') addAccountCountry.run(accountId, day, label, labelClicks);
       }
     }
@@ -290,7 +298,7 @@ async function foldPart(totals: Map<string, Total>, { db, through, loggedAtOf, p
       const { code, clicks, firstId, firstLoggedAt } = total;
       const updated = addAll.get(clicks, through, rowid, code, firstId, firstLoggedAt);
       if (updated !== undefined) {
-        addDaily(total, updated[0]);
+        addDaily(code, batchesWith(code), updated[0]);
         continue;
       }
       let at = rowid;
@@ -303,9 +311,13 @@ async function foldPart(totals: Map<string, Total>, { db, through, loggedAtOf, p
         row = rowAt.get(at)!;
       }
       if (row[2] >= through) continue;
-      const some = clicksFor(code, row);
-      add.run(some.clicks, through, at);
-      addDaily(some, row[3]);
+      const some = batchesWith(code, row);
+      add.run(
+        some.reduce((sum, counts) => sum + counts.clicks(code), 0),
+        through,
+        at,
+      );
+      addDaily(code, some, row[3]);
     }
   });
   for (let start = 0; start < order.length; start += FOLD_ROWS_PER_TRANSACTION) {
@@ -314,12 +326,6 @@ async function foldPart(totals: Map<string, Total>, { db, through, loggedAtOf, p
     addSome.immediate(start, Math.min(order.length, start + FOLD_ROWS_PER_TRANSACTION));
     await pacer.slice();
   }
-}
-
-function addPart(total: Total, batch: PackedBatch, id: number): void {
-  total.clicks += batch.clicks(total.code);
-  total.parts.push(batch);
-  total.partBatches.push(id);
 }
 
 /**

@@ -1,11 +1,4 @@
-import {
-  emptyDay,
-  mergeCodeTally,
-  type ClickTally,
-  type CodeTally,
-  type DayTally,
-  type SerializedTally,
-} from './click-tally.js';
+import { emptyDay, mergeCodeTally, type ClickTally, type CodeTally, type SerializedTally } from './click-tally.js';
 
 /** One day of a code as the click log stores it (see SerializedTally). */
 type SerializedDay = SerializedTally[number][1][number];
@@ -80,42 +73,91 @@ export class PackedBatch {
   }
 }
 
-/** Packs one batch, code by code. */
+/**
+ * Packs one batch, code by code. Allocates nothing per code beyond the batch's own numbers: a fold
+ * packs every batch again for each of its parts, and what it allocates there is collected only
+ * with the writer thread's old generation.
+ */
 class PackedBatchBuilder {
   private readonly starts = new Map<string, number>();
   private readonly runs: number[] = [];
   private readonly strings: string[] = [];
   private readonly indexes = new Map<string, number>();
   private readonly hosts = new Set<string>();
-  /** Each distinct run's start, by its numbers. */
-  private readonly shared = new Map<string, number>();
+  /** The start of the first run with each hash of its numbers. */
+  private readonly runsByHash = new Map<number, number>();
+  /** The code being added: its run's start and the day count's position. */
+  private start = 0;
 
-  add(code: string, days: Iterable<[day: string, tally: DayTally]>): void {
-    const { runs } = this;
-    const start = runs.length;
-    runs.push(0);
-    for (const [day, { clicks, bots, referrers, labels }] of days) {
-      runs[start]++;
-      runs.push(this.index(day), clicks, bots, referrers.size, labels.size);
-      for (const [host, hostClicks] of referrers) {
-        this.hosts.add(host);
-        runs.push(this.index(host), hostClicks);
-      }
-      for (const [key, labelClicks] of labels) runs.push(this.index(key), labelClicks);
-    }
-    const key = runs.slice(start).join(',');
-    const same = this.shared.get(key);
-    if (same === undefined) {
-      this.shared.set(key, start);
-      this.starts.set(code, start);
-    } else {
-      runs.length = start;
-      this.starts.set(code, same);
-    }
+  /** A code's days from the counter's Maps. */
+  addTally(code: string, days: CodeTally): void {
+    this.startRun();
+    for (const [day, { clicks, bots, referrers, labels }] of days) this.addDay(day, clicks, bots, referrers, labels);
+    this.endRun(code);
+  }
+
+  /** A code's days as the click log stores them (a bare number: a row logged before daily counts existed). */
+  addLogged(code: string, days: number | SerializedDay[], loggedDay: string): void {
+    this.startRun();
+    if (typeof days === 'number') this.addDay(loggedDay, days, 0, [], []);
+    else
+      for (const [day, clicks, referrers, bots = 0, labels = []] of days)
+        this.addDay(day, clicks, bots, referrers, labels);
+    this.endRun(code);
   }
 
   build(): PackedBatch {
     return new PackedBatch(this.starts, Uint32Array.from(this.runs), this.strings, [...this.hosts]);
+  }
+
+  private startRun(): void {
+    this.start = this.runs.length;
+    this.runs.push(0);
+  }
+
+  private addDay(
+    day: string,
+    clicks: number,
+    bots: number,
+    referrers: Iterable<readonly [string, number]>,
+    labels: Iterable<readonly [string, number]>,
+  ): void {
+    const { runs } = this;
+    runs[this.start]++;
+    const at = runs.length;
+    runs.push(this.index(day), clicks, bots, 0, 0);
+    for (const [host, hostClicks] of referrers) {
+      this.hosts.add(host);
+      runs.push(this.index(host), hostClicks);
+      runs[at + 3]++;
+    }
+    for (const [key, labelClicks] of labels) {
+      runs.push(this.index(key), labelClicks);
+      runs[at + 4]++;
+    }
+  }
+
+  /** Keeps the run, or drops it for an identical one already kept. */
+  private endRun(code: string): void {
+    const { runs, start } = this;
+    let hash = 0;
+    for (let i = start; i < runs.length; i++) hash = Math.imul(hash ^ runs[i], 0x01000193);
+    const earlier = this.runsByHash.get(hash);
+    if (earlier !== undefined && this.sameRun(earlier, start)) {
+      runs.length = start;
+      this.starts.set(code, earlier);
+      return;
+    }
+    if (earlier === undefined) this.runsByHash.set(hash, start);
+    this.starts.set(code, start);
+  }
+
+  /** Whether the run at `earlier` holds the same numbers as the one from `start` to the end. */
+  private sameRun(earlier: number, start: number): boolean {
+    const length = this.runs.length - start;
+    if (earlier + length > start) return false;
+    for (let i = 0; i < length; i++) if (this.runs[earlier + i] !== this.runs[start + i]) return false;
+    return true;
   }
 
   private index(value: string): number {
@@ -132,7 +174,7 @@ class PackedBatchBuilder {
 /** A batch's counts (one flush's tally, as it is logged), packed. */
 export function packTally(counts: ClickTally): PackedBatch {
   const builder = new PackedBatchBuilder();
-  for (const [code, days] of counts) builder.add(code, days);
+  for (const [code, days] of counts) builder.addTally(code, days);
   return builder.build();
 }
 
@@ -142,7 +184,11 @@ export function packTally(counts: ClickTally): PackedBatch {
  * (`loggedDay`), with no referrer.
  */
 export function parsePackedTally(json: string, loggedDay: string): PackedBatch {
-  return packLogged(JSON.parse(json) as Array<[string, number | SerializedDay[]]>, loggedDay);
+  const builder = new PackedBatchBuilder();
+  for (const [code, days] of JSON.parse(json) as Array<[string, number | SerializedDay[]]>) {
+    builder.addLogged(code, days, loggedDay);
+  }
+  return builder.build();
 }
 
 /**
@@ -150,23 +196,8 @@ export function parsePackedTally(json: string, loggedDay: string): PackedBatch {
  * picks them out of the row: see the fold), packed as `parsePackedTally` does.
  */
 export function packLoggedTexts(entries: Iterable<[string, string]>, loggedDay: string): PackedBatch {
-  const parsed: Array<[string, number | SerializedDay[]]> = [];
-  for (const [code, days] of entries) parsed.push([code, JSON.parse(days) as number | SerializedDay[]]);
-  return packLogged(parsed, loggedDay);
-}
-
-function packLogged(entries: Iterable<[string, number | SerializedDay[]]>, loggedDay: string): PackedBatch {
   const builder = new PackedBatchBuilder();
-  for (const [code, days] of entries) {
-    const read: SerializedDay[] = typeof days === 'number' ? [[loggedDay, days, []]] : days;
-    builder.add(
-      code,
-      read.map(([day, clicks, referrers, bots = 0, labels = []]) => [
-        day,
-        { clicks, bots, referrers: new Map(referrers), labels: new Map(labels) },
-      ]),
-    );
-  }
+  for (const [code, days] of entries) builder.addLogged(code, JSON.parse(days) as number | SerializedDay[], loggedDay);
   return builder.build();
 }
 
