@@ -45,6 +45,18 @@ describe('LoggedClicks', () => {
     expect(sut.clicksNotIn(link({ code: 'unknown' }))).toBe(0);
   });
 
+  it('finds a code in whichever batches have it, after batches without it', () => {
+    const sut = withBatches();
+    sut.add({ id: 4, closedAt: at(4), counts: counts([['late000', 6]]) });
+    sut.add({ id: 5, closedAt: at(5), counts: counts([['other00', 1]]) });
+    sut.add({ id: 6, closedAt: at(6), counts: counts([['late000', 1]]) });
+
+    expect(sut.clicksNotIn(link({ code: 'late000' }))).toBe(7);
+    expect(sut.clicksNotIn(link({ code: 'late000', clicksThroughBatch: 4 }))).toBe(1);
+    expect(sut.clicksNotIn(link({ code: 'other00' }))).toBe(6);
+    expect(sut.clicksNotIn(link({ code: 'other00', clicksThroughBatch: 1 }))).toBe(1);
+  });
+
   it('gives the same clicks by day and referrer host', () => {
     const sut = withBatches();
 

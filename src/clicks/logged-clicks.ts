@@ -89,16 +89,22 @@ export class LoggedClicks {
     return tally;
   }
 
-  /** The batches with clicks of `link` that its row does not include. */
-  private *batchesNotIn(link: LinkClicks): Generator<PackedBatch> {
-    for (const batch of this.batches) {
-      if (
-        batch.id > link.clicksThroughBatch &&
-        batch.closedAt.getTime() >= link.createdAt.getTime() &&
-        batch.counts.has(link.code)
-      )
-        yield batch.counts;
+  /**
+   * The batches with clicks of `link` that its row does not include. Asked for every link of a
+   * list: the batches are looked at only until as many as have the code were seen, and not at
+   * all for a code in none.
+   */
+  private batchesNotIn(link: LinkClicks): PackedBatch[] {
+    const found: PackedBatch[] = [];
+    let left = this.codeCounts.get(link.code) ?? 0;
+    const createdAt = link.createdAt.getTime();
+    for (let i = 0; left > 0 && i < this.batches.length; i++) {
+      const { id, closedAt, counts } = this.batches[i];
+      if (!counts.has(link.code)) continue;
+      left--;
+      if (id > link.clicksThroughBatch && closedAt.getTime() >= createdAt) found.push(counts);
     }
+    return found;
   }
 
   /** Code counts held (one per code per batch): what this costs in memory. */
