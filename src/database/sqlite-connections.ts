@@ -2,12 +2,14 @@ import { SqliteBackgroundWriter } from './sqlite-background-writer.js';
 import { SqliteReader } from './sqlite-reader.js';
 
 /**
- * Bytes of the file the redirect lookups read through a memory map. Over many links most lookups
- * miss SQLite's own page cache (which it also empties whenever another connection commits, i.e.
- * after every click batch or new link), and each missed page was a pread() system call and a
- * copy; mapped, a page is read in place.
+ * The redirect lookups' page cache (KiB): SQLite's own default. Over many links most lookups miss
+ * it whatever its size, and it is emptied whenever another connection commits (every click batch
+ * and new link), so only the code index's upper pages stay in it between commits. Read through a
+ * memory map instead, a lookup cost no system call per page, but the kernel maps up to 16 cached
+ * pages around each one touched ("fault-around"): 1,000 lookups spread over 100k links put 35 MiB
+ * of the file into the process's RSS (docs/performance.md, "Memory").
  */
-const LOOKUP_MMAP_BYTES = 1024 ** 3;
+const LOOKUP_CACHE_KIB = 2000;
 
 /**
  * The service's own SQLite connections beside Prisma's, opened only when DATABASE_URL is SQLite
@@ -15,10 +17,9 @@ const LOOKUP_MMAP_BYTES = 1024 ** 3;
  * costs nothing.
  * - `reader`: read-only, for the API's reads (lists, searches, the token and session, a link's
  *   clicks), through SQLite's page cache.
- * - `lookups`: read-only, for the redirects' point lookups, through a memory map. Two handles of
- *   one class because the map is what makes cold lookups fast over a large file, while for the
- *   API's scans (a search reads every link of an account) it put every page touched into the
- *   process's RSS: 40-50 MiB more at 100k links, measured side by side (docs/performance.md).
+ * - `lookups`: read-only, for the redirects' point lookups, through a small page cache. Two
+ *   handles of one class so that the API's scans (a search reads every link of an account) keep
+ *   the reader's 16 MB cache to themselves, and a burst of cold lookups does not empty it.
  * - `writer`: the background writer's thread, for the hot writes.
  */
 export class SqliteConnections {
@@ -28,8 +29,8 @@ export class SqliteConnections {
   readonly writer: SqliteBackgroundWriter;
 
   constructor(readonly file: string) {
-    this.reader = new SqliteReader(file, { mmapBytes: 0 });
-    this.lookups = new SqliteReader(file, { mmapBytes: LOOKUP_MMAP_BYTES });
+    this.reader = new SqliteReader(file, {});
+    this.lookups = new SqliteReader(file, { cacheKiB: LOOKUP_CACHE_KIB });
     this.writer = new SqliteBackgroundWriter(file);
   }
 

@@ -4,11 +4,10 @@ import { DatabaseUnavailableError } from './database-unavailable.js';
 /** How a read-only handle reads the file. */
 export interface SqliteReaderOptions {
   /**
-   * Bytes of the file read through a memory map (0: none, SQLite's own page cache only). Address
-   * space, not memory: the pages are the OS's page cache, shared, and dropped under pressure like
-   * any cached file page, but every page the handle touches shows in the process's RSS.
+   * The most SQLite's page cache of the handle holds, in KiB (unset: better-sqlite3's 16 MB).
+   * Held in the process's heap once filled, and emptied whenever another connection has committed.
    */
-  mmapBytes: number;
+  cacheKiB?: number;
 }
 
 /**
@@ -88,7 +87,7 @@ export class SqliteReader {
     if (!this.db) {
       const db = new Database(this.file, { readonly: true, fileMustExist: true, timeout: 5000 });
       try {
-        if (this.options.mmapBytes > 0) db.pragma(`mmap_size = ${this.options.mmapBytes}`);
+        if (this.options.cacheKiB !== undefined) db.pragma(`cache_size = -${this.options.cacheKiB}`);
       } catch (error) {
         db.close();
         throw error;

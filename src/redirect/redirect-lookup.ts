@@ -39,10 +39,10 @@ const SQLITE_TARGET = `SELECT url, expires_at AS expiresAt, password_hash AS pas
   android_url AS androidUrl, disabled_at IS NOT NULL AS disabled FROM links WHERE code = ?`;
 
 /**
- * SQLite: the lookups' read-only handle (`SqliteConnections.lookups`, memory-mapped). Each lookup is a read
- * transaction of its own, so it always sees the latest commit; sharing one read transaction among
- * the lookups of an event-loop turn was measured and bought nothing measurable
- * (docs/performance.md).
+ * SQLite: the lookups' read-only handle (`SqliteConnections.lookups`, with a small page cache of
+ * its own). Each lookup is a read transaction of its own, so it always sees the latest commit;
+ * sharing one read transaction among the lookups of an event-loop turn was measured and bought
+ * nothing measurable (docs/performance.md).
  */
 export class SqliteRedirectLookup extends RedirectLookup {
   constructor(private readonly reader: SqliteReader) {
