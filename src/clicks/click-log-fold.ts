@@ -16,11 +16,11 @@ export interface FoldArgs {
 
 /**
  * A fold works through the log's codes in parts of about this many characters of logged JSON
- * (one part below it): its per-code totals are held for one part at a time. A fold of 200,000
- * logged counts (~93 characters each, 18.6 M in all) over 100,000 links, unpaced, on its own:
- * heap at most 125 MiB in one part, 61 in five of 4 M characters, and 12 % less CPU (4.6 s
- * against 5.3; less to collect); parts of 1-2 M characters cost more CPU again (every batch is
- * parsed once per part).
+ * (one part below it): its per-code totals are held for one part at a time. SQLite picks each
+ * part's codes out of every batch, so every part parses the whole log again (in C). An unpaced
+ * fold of 190,000 logged counts over 100,000 links on its own, in five parts: the process +22-35
+ * MiB, 8.5-10.3 s of CPU; parts of 2 M characters cost ~5 % more CPU for ~5 MiB less, of 1 M
+ * ~35 % more (docs/performance.md, "Memory").
  */
 export const FOLD_PART_CHARS = 4_000_000;
 
