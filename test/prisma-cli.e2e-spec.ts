@@ -150,6 +150,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       'webhook_click_tallies',
       'webhook_endpoints',
       'webhook_messages',
+      'webhook_new_messages',
     ];
     const appliedMigrations = async (t: Target) =>
       (

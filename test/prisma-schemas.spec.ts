@@ -50,6 +50,7 @@ describe('prisma schemas', () => {
       'model AccountDailyLink',
       'model WebhookEndpoint',
       'model WebhookMessage',
+      'model WebhookNewMessage',
       'model WebhookClickTally',
       'model BlockedHost',
       'model Report',

@@ -95,6 +95,7 @@ describe('prepareDatabase', () => {
           'webhook_click_tallies',
           'webhook_endpoints',
           'webhook_messages',
+          'webhook_new_messages',
         ],
         migrations: committedMigrations('sqlite'),
       });
@@ -183,6 +184,7 @@ describe('prepareDatabase', () => {
         'webhook_click_tallies',
         'webhook_endpoints',
         'webhook_messages',
+        'webhook_new_messages',
       ]);
 
       messages.length = 0;

@@ -128,8 +128,14 @@ function timesEach(path: string): Map<string, number> {
   return times;
 }
 
-function pendingOf(endpointId: string): Promise<number> {
-  return api.app.get(PrismaService).webhookMessage.count({ where: { endpointId, status: 'pending' } });
+/** The endpoint's messages not settled yet: pending, or (SQLite) stored by links and not yet moved (ADR 0007). */
+async function pendingOf(endpointId: string): Promise<number> {
+  const prisma = api.app.get(PrismaService);
+  const [pending, waiting] = await prisma.$transaction([
+    prisma.webhookMessage.count({ where: { endpointId, status: 'pending' } }),
+    prisma.webhookNewMessage.count({ where: { endpointId } }),
+  ]);
+  return pending + waiting;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -526,10 +526,10 @@ describe('messages about links', () => {
       json: { url: 'https://example.com/plain' },
     });
     expect(response.status).toBe(201);
-    const messages = await testApp.app
-      .get(PrismaService)
-      .webhookMessage.count({ where: { endpoint: { accountId: plain.accountId } } });
-    expect(messages).toBe(0);
+    const prisma = testApp.app.get(PrismaService);
+    const forAccount = { where: { endpoint: { accountId: plain.accountId } } };
+    expect(await prisma.webhookMessage.count(forAccount)).toBe(0);
+    expect(await prisma.webhookNewMessage.count(forAccount)).toBe(0);
   });
 });
 

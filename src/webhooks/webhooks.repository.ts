@@ -95,13 +95,39 @@ export class WebhooksRepository {
     });
   }
 
-  /** The endpoint's most recent `limit` messages, newest first. */
-  deliveriesOf(endpointId: string, limit: number): Promise<WebhookDeliveryRecord[]> {
-    return this.prisma.webhookMessage.findMany({
-      where: { endpointId },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      take: limit,
-      select: DELIVERY_FIELDS,
-    });
+  /**
+   * The endpoint's most recent `limit` messages, newest first: those in `webhook_messages` and,
+   * on SQLite, those links stored since the last claim, which wait in `webhook_new_messages`
+   * (ADR 0007; always empty on PostgreSQL) and are shown as the pending, unattempted messages they
+   * are. Both read in one transaction, so a message moved meanwhile is listed once.
+   */
+  async deliveriesOf(endpointId: string, limit: number): Promise<WebhookDeliveryRecord[]> {
+    const [stored, waiting] = await this.prisma.$transaction([
+      this.prisma.webhookMessage.findMany({
+        where: { endpointId },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        take: limit,
+        select: { ...DELIVERY_FIELDS, createdAt: true },
+      }),
+      this.prisma.webhookNewMessage.findMany({
+        where: { endpointId },
+        orderBy: { seq: 'desc' },
+        take: limit,
+        select: { id: true, event: true, messageId: true, createdAt: true },
+      }),
+    ]);
+    const newest = waiting
+      .map((message): WebhookDeliveryRecord & { createdAt: Date } => ({
+        ...message,
+        status: 'pending',
+        attempts: 0,
+        responseStatus: null,
+        lastAttemptAt: null,
+        nextAttemptAt: message.createdAt,
+      }))
+      .concat(stored)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+      .slice(0, limit);
+    return newest.map(({ createdAt: _createdAt, ...delivery }) => delivery);
   }
 }

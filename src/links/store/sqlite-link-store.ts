@@ -4,7 +4,7 @@ import type { SqliteConnections } from '../../database/sqlite-connections.js';
 import { fromSqliteDateTime } from '../../database/sqlite-date-time.js';
 import type { WriterStatement } from '../../database/sqlite-writer-protocol.js';
 import {
-  MESSAGE_COLUMNS,
+  NEW_MESSAGE_COLUMNS,
   SQLITE_NEW_MESSAGE_ID,
   SQLITE_NEW_UUID,
   type OutboxMessages,
@@ -122,9 +122,13 @@ const BULK_INSERT = (rows: number) => `INSERT INTO "links" ("code", "url", "acco
  * message), one message to every enabled endpoint of the account subscribed to the event.
  * CROSS JOIN keeps the join order: left to itself, SQLite's planner read every link of the
  * account through its (account_id, …) index, a cost growing with the account.
+ *
+ * Messages go to `webhook_new_messages` (one b-tree, appended to), not to `webhook_messages`
+ * (four b-trees): whoever delivers moves them there before it claims (SqliteWebhookMessageStore,
+ * ADR 0007).
  */
-const INSERT_MESSAGES = `INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
-  SELECT ${SQLITE_NEW_UUID}, e.id, ${SQLITE_NEW_MESSAGE_ID}, ?, json_extract(m.value, '$[2]'), 'pending', 0, ?, ?
+const INSERT_MESSAGES = `INSERT INTO "webhook_new_messages" (${NEW_MESSAGE_COLUMNS})
+  SELECT ${SQLITE_NEW_UUID}, e.id, ${SQLITE_NEW_MESSAGE_ID}, ?, json_extract(m.value, '$[2]'), ?
   FROM json_each(?) AS m
   CROSS JOIN "links" AS l ON l.code = json_extract(m.value, '$[0]') AND l.url = json_extract(m.value, '$[1]')
     AND l.account_id = ? AND l.updated_at = ?
@@ -134,8 +138,8 @@ const INSERT_MESSAGES = `INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
  * The messages of one link just inserted: the INSERT just before it must have written its row
  * (`changes()` is that statement's count), so no lookup of the row is needed.
  */
-const INSERT_ONE_MESSAGE = `INSERT INTO "webhook_messages" (${MESSAGE_COLUMNS})
-  SELECT ${SQLITE_NEW_UUID}, e.id, ${SQLITE_NEW_MESSAGE_ID}, ?, ?, 'pending', 0, ?, ?
+const INSERT_ONE_MESSAGE = `INSERT INTO "webhook_new_messages" (${NEW_MESSAGE_COLUMNS})
+  SELECT ${SQLITE_NEW_UUID}, e.id, ${SQLITE_NEW_MESSAGE_ID}, ?, ?, ?
   FROM "webhook_endpoints" AS e
   WHERE e.account_id = ? AND e.disabled_at IS NULL AND instr(e.events, ?) > 0 AND changes() = 1`;
 
@@ -153,7 +157,7 @@ function messagesStatement(
   const pattern = eventToken(messages.event);
   if (links.length === 1 && followsInsert) {
     const body = messages.bodies.get(links[0].code) ?? null;
-    return { sql: INSERT_ONE_MESSAGE, params: [messages.event, body, at, at, messages.accountId, pattern] };
+    return { sql: INSERT_ONE_MESSAGE, params: [messages.event, body, at, messages.accountId, pattern] };
   }
   const entries = links.flatMap((link) => {
     const body = messages.bodies.get(link.code);
@@ -161,7 +165,7 @@ function messagesStatement(
   });
   return {
     sql: INSERT_MESSAGES,
-    params: [messages.event, at, at, JSON.stringify(entries), messages.accountId, at, pattern],
+    params: [messages.event, at, JSON.stringify(entries), messages.accountId, at, pattern],
   };
 }
 

@@ -1,6 +1,7 @@
 import { toSqliteDateTime } from '../../database/sqlite-background-writer.js';
 import type { SqliteConnections } from '../../database/sqlite-connections.js';
 import type { WriterStatement } from '../../database/sqlite-writer-protocol.js';
+import { MESSAGE_COLUMNS } from '../outbox/outbox-messages.js';
 import {
   endpointOutcomes,
   MAX_CLAIM,
@@ -18,6 +19,28 @@ import {
 const CLAIM_WINDOW = 2 * MAX_CLAIM;
 /** Old messages deleted per statement. */
 const PRUNE_SLICE = 5000;
+
+/**
+ * The last message links stored and nobody moved yet (SQLite's link store appends them to
+ * `webhook_new_messages`, see ADR 0007): null when there is none. Read on the read-only handle, so
+ * that a worker with nothing new writes nothing.
+ */
+const LAST_NEW = `SELECT max(seq) AS last FROM webhook_new_messages`;
+
+/**
+ * Moves the new messages up to a `seq` into `webhook_messages`, as the outbox statements of the
+ * other writes store theirs: pending and due since they were made, or failed at once when their
+ * endpoint was disabled meanwhile (as FAIL_IF_DISABLED fails the pending messages of an endpoint
+ * it disables). An endpoint deleted meanwhile took its new messages with it (ON DELETE CASCADE).
+ * Run with DELETE_NEW in one transaction, so each message is moved exactly once whoever moves it.
+ */
+const MOVE_NEW = `INSERT INTO webhook_messages (${MESSAGE_COLUMNS})
+  SELECT n.id, n.endpoint_id, n.message_id, n.event, n.payload,
+    CASE WHEN e.disabled_at IS NULL THEN 'pending' ELSE 'failed' END, 0,
+    CASE WHEN e.disabled_at IS NULL THEN n.created_at END, n.created_at
+  FROM webhook_new_messages n JOIN webhook_endpoints e ON e.id = n.endpoint_id
+  WHERE n.seq <= ? ORDER BY n.seq`;
+const DELETE_NEW = `DELETE FROM webhook_new_messages WHERE seq <= ?`;
 
 const DUE = `m.status = 'pending' AND m.next_attempt_at <= ? AND (m.claimed_until IS NULL OR m.claimed_until < ?)`;
 
@@ -145,6 +168,7 @@ export class SqliteWebhookMessageStore extends WebhookMessageStore {
 
   async claim(request: ClaimRequest): Promise<ClaimedMessage[]> {
     const now = toSqliteDateTime(request.now);
+    await this.moveNewMessages();
     if (!this.sqlite.reader.get(ANY_DUE, now, now)) return [];
     return this.sqlite.writer.query<ClaimedMessage>(CLAIM, [
       toSqliteDateTime(request.claimedUntil),
@@ -153,6 +177,20 @@ export class SqliteWebhookMessageStore extends WebhookMessageStore {
       JSON.stringify(request.busyEndpoints),
       request.perEndpoint,
       request.limit,
+    ]);
+  }
+
+  /**
+   * Moves what links stored since the last claim into `webhook_messages` (one transaction on the
+   * writer for all of them), so that the claim sees them with every other message, oldest due
+   * first.
+   */
+  private async moveNewMessages(): Promise<void> {
+    const last = this.sqlite.reader.get<{ last: number | null }>(LAST_NEW)?.last;
+    if (last === null || last === undefined) return;
+    await this.sqlite.writer.runAll([
+      { sql: MOVE_NEW, params: [last] },
+      { sql: DELETE_NEW, params: [last] },
     ]);
   }
 

@@ -25,6 +25,12 @@ export interface OutboxEvent<Record> {
 export const MESSAGE_COLUMNS =
   '"id", "endpoint_id", "message_id", "event", "payload", "status", "attempts", "next_attempt_at", "created_at"';
 
+/**
+ * The columns of a row of `webhook_new_messages` (SQLite): a message not yet moved into
+ * `webhook_messages`, pending and due since it was made (`created_at`).
+ */
+export const NEW_MESSAGE_COLUMNS = '"id", "endpoint_id", "message_id", "event", "payload", "created_at"';
+
 /*
  * Message ids are time-ordered: 48 bits of milliseconds since the epoch, then random bits (UUID
  * version 7 for the row's id; `msg_` + 12 + 20 hex characters for the `webhook-id`). New rows
