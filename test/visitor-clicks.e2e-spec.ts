@@ -270,6 +270,68 @@ describe('Visitor breakdowns: GET /api/links/{code}/clicks and GET /api/clicks',
     });
   });
 
+  it('adds the logged clicks of an account while the log holds more codes than it has links, and of one with more links', async () => {
+    // A wave of clicks over many links of another account: on SQLite the click log then holds
+    // more codes than `few` has links, and its reads look up its own codes instead of every
+    // logged one; `many` has more links than the log has codes, and passes them all.
+    const few = await createAccountWithToken(testApp);
+    const many = await createAccountWithToken(testApp);
+    const created = async (account: TestAccount, links: Array<{ url: string; tags?: string[] }>) => {
+      const response = await testApp.request('/api/links/bulk', {
+        method: 'POST',
+        headers: account.bearer,
+        json: { links },
+      });
+      expect(response.status).toBe(200);
+      const { data } = (await response.json()) as { data: Array<{ link: { code: string } }> };
+      return data.map((item) => item.link.code);
+    };
+    const [first, second, unclicked] = await created(few, [
+      { url: 'https://example.com/few/1', tags: ['wave'] },
+      { url: 'https://example.com/few/2', tags: ['wave', 'two'] },
+      { url: 'https://example.com/few/3' },
+    ]);
+    const wave = [
+      ...(await created(
+        many,
+        Array.from({ length: 700 }, (_, i) => ({ url: `https://example.com/many/${i}` })),
+      )),
+      ...(await created(
+        many,
+        Array.from({ length: 700 }, (_, i) => ({ url: `https://example.com/many/b${i}` })),
+      )),
+    ];
+    const clicked = [first, first, second, ...wave.slice(0, 1_200)];
+    for (let i = 0; i < clicked.length; i += 50) {
+      await Promise.all(clicked.slice(i, i + 50).map((code) => visit(code, FIREFOX_LINUX, US)));
+    }
+
+    const expectFew = async () => {
+      const overview = await read<AccountClicks>('/api/clicks?days=1', few);
+      expect(overview).toMatchObject({
+        total: 3,
+        links: [
+          { code: first, clicks: 2 },
+          { code: second, clicks: 1 },
+        ],
+      });
+      expect(overview.links.map((link) => link.code)).not.toContain(unclicked);
+      expect(await read<{ data: Array<{ tag: string; links: number; clicks: number }> }>('/api/tags', few)).toEqual({
+        data: [
+          { tag: 'two', links: 1, clicks: 1 },
+          { tag: 'wave', links: 2, clicks: 3 },
+        ],
+      });
+      const theirs = await read<AccountClicks>('/api/clicks?days=1', many);
+      expect(theirs.total).toBe(1_200);
+      expect(theirs.links).toHaveLength(10);
+      expect(theirs.links.every((link) => link.clicks === 1 && wave.includes(link.code))).toBe(true);
+    };
+    await eventually(expectFew);
+    await fold();
+    await expectFew();
+  }, 60_000);
+
   it('answers 400 for days out of range and 401/403 without a links:read token', async () => {
     for (const days of ['0', '367', 'abc', '1.5', '', '1e2', '-1']) {
       const response = await testApp.request(`/api/clicks?days=${days}`, { headers: owner.bearer });

@@ -171,6 +171,18 @@ const ACCOUNT_CLICKS = preparedRead<AccountClicksRow>({
 });
 
 /**
+ * The codes of the account's links (a JSON array) when it has fewer than $2 links, else null:
+ * read through the account's (account_id, created_at, code) index alone.
+ */
+const ACCOUNT_CODES_IF_FEWER = preparedRead<{ codes: string | string[] | null }>({
+  name: 'account-codes-if-fewer',
+  sqlite: `SELECT CASE WHEN (SELECT link_count FROM accounts WHERE id = $1) < $2
+      THEN (SELECT json_group_array(code) FROM links WHERE account_id = $1) END AS codes`,
+  postgresql: `SELECT CASE WHEN (SELECT link_count FROM accounts WHERE id = $1) < $2::int8
+      THEN (SELECT coalesce(json_agg(code), '[]') FROM links WHERE account_id = $1) END AS codes`,
+});
+
+/**
  * Where a window starting on `fromDay` (`YYYY-MM-DD`) leaves the daily rows for the monthly ones:
  * the daily rows cover `fromDay` up to before `day`, the monthly rows `month` and after. A
  * window starting on the 1st reads whole months only; otherwise its first month by day up to
@@ -237,6 +249,15 @@ export class ClicksRepository {
       })),
     };
   }
+  /**
+   * The codes of the account's links, when it has fewer than `limit`; null when it has as many
+   * or more (or there is no such account).
+   */
+  async accountCodesIfFewer(accountId: string, limit: number): Promise<string[] | null> {
+    const row = await this.preparedReads.first(ACCOUNT_CODES_IF_FEWER, [accountId, limit]);
+    return row?.codes === null || row?.codes === undefined ? null : jsonArray(row.codes);
+  }
+
   /**
    * The account's clicks from `fromDay` on (see ACCOUNT_CLICKS): `top` links and hosts, leaving
    * out `loggedCodes` and `loggedHosts`, which are read apart.

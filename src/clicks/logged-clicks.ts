@@ -61,6 +61,16 @@ export class LoggedClicks {
     return [...this.codeCounts.keys()];
   }
 
+  /** How many codes have clicks in the batches held. */
+  get codeCount(): number {
+    return this.codeCounts.size;
+  }
+
+  /** Whether `code` has clicks in the batches held. */
+  has(code: string): boolean {
+    return this.codeCounts.has(code);
+  }
+
   /** Every referrer host of the clicks in the batches held. */
   hosts(): string[] {
     return [...this.hostCounts.keys()];

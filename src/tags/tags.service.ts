@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { ClicksService } from '../clicks/clicks.service.js';
 import { LoggedClicks } from '../clicks/logged-clicks.js';
 import type { TagListDto } from './dto/tag-list.dto.js';
 import { TagsRepository } from './tags.repository.js';
@@ -9,6 +10,7 @@ export class TagsService {
   constructor(
     private readonly repository: TagsRepository,
     private readonly loggedClicks: LoggedClicks,
+    private readonly clicks: ClicksService,
   ) {}
 
   /**
@@ -17,7 +19,7 @@ export class TagsService {
    * link's `clicks` includes them).
    */
   async list(accountId: string): Promise<TagListDto> {
-    const rows = await this.repository.accountTags(accountId, this.loggedClicks.codes());
+    const rows = await this.repository.accountTags(accountId, await this.clicks.loggedCodesOf(accountId));
     const byTag = new Map(rows.tags.map((row) => [row.tag, { ...row }]));
     for (const { link, tags } of rows.logged) {
       const clicks = this.loggedClicks.clicksNotIn(link);
