@@ -14,7 +14,7 @@
  *   CPU (docs/performance.md, "Memory"; 4 MB promoted the API's objects and cost the list 17 %).
  * - `--v8-pool-size=1`: V8's platform threads, which help the garbage collector and compile in the
  *   background, one instead of node's default of four. Each of them that allocates gets a malloc
- *   arena of its own, which keeps what it freed: 8-13 MiB of RSS at every row of the benchmark on
+ *   arena of its own, which keeps what it freed: 6-12 MiB of RSS at every row of the benchmark on
  *   SQLite. The main thread does a larger share of the collector's work; the process's CPU per
  *   request stayed within the spread (docs/performance.md, "Memory").
  */
