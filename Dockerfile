@@ -73,4 +73,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
 # The node options are src/node-flags.ts's (V8 reads them only at start; node-flags.spec.ts keeps
 # this line in step).
 STOPSIGNAL SIGTERM
-CMD ["node", "--max-semi-space-size=8", "dist/src/main.js"]
+CMD ["node", "--max-semi-space-size=8", "--v8-pool-size=1", "dist/src/main.js"]
