@@ -19,7 +19,7 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-COPY package.json package-lock.json prisma.config.ts ./
+COPY package.json package-lock.json prisma.config.ts .npmrc ./
 COPY prisma ./prisma
 # postinstall generates the Prisma clients from prisma/ (no engine is downloaded).
 RUN npm ci --no-audit --no-fund
