@@ -158,7 +158,8 @@ describe('several instances on one PostgreSQL database and one Redis', () => {
     const acknowledgedBy = new Map<ServerProcess, number>();
     const unexpected: string[] = [];
     const pool = [a, b];
-    const deadline = Date.now() + 4000;
+    // The load runs until 2.5 s after B has stopped (set below).
+    let deadline = Number.POSITIVE_INFINITY;
     const worker = async (offset: number) => {
       for (let call = offset; Date.now() < deadline; call++) {
         const instance = pool[call % pool.length];
@@ -185,8 +186,20 @@ describe('several instances on one PostgreSQL database and one Redis', () => {
       }
     };
     const load = Promise.all(Array.from({ length: 8 }, (_, offset) => worker(offset)));
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const stopped = await b.stop();
+    // B stops under load once both instances have done real work: 1.5 s in at the earliest, later
+    // when a loaded machine answers slowly (a CI run once saw B acknowledge 14 in 1.5 s).
+    const loadStarted = Date.now();
+    let stopped: Awaited<ReturnType<ServerProcess['stop']>>;
+    try {
+      await eventually(() =>
+        Promise.resolve(
+          Date.now() - loadStarted >= 1500 && (acknowledgedBy.get(a) ?? 0) > 20 && (acknowledgedBy.get(b) ?? 0) > 20,
+        ),
+      );
+      stopped = await b.stop();
+    } finally {
+      deadline = Date.now() + 2500;
+    }
     await load;
 
     // Every request that reached an instance was answered properly, and both did real work.
