@@ -13,6 +13,7 @@ import type {
   OsClicksDto,
 } from './dto/link-clicks.dto.js';
 import { LoggedClicks } from './logged-clicks.js';
+import type { DaySink } from './packed-tally.js';
 import type { Device } from './visitors/user-agent.js';
 
 /** Entries each ranking (referrers, countries, browsers, links…) lists. */
@@ -64,13 +65,13 @@ export class ClicksService {
       days: daily,
       bots: daily.reduce((sum, day) => sum + day.bots, 0),
       referrers: top(counts.referrers).map(([host, clicks]) => ({ host, clicks })),
-      countries: top(counts.label('country')).map(([country, clicks]): CountryClicksDto => ({ country, clicks })),
-      devices: top(counts.label('device')).map(([device, clicks]): DeviceClicksDto => ({
+      countries: top(counts.labelsOf('country')).map(([country, clicks]): CountryClicksDto => ({ country, clicks })),
+      devices: top(counts.labelsOf('device')).map(([device, clicks]): DeviceClicksDto => ({
         device: device as Device,
         clicks,
       })),
-      browsers: top(counts.label('browser')).map(([browser, clicks]): BrowserClicksDto => ({ browser, clicks })),
-      os: top(counts.label('os')).map(([os, clicks]): OsClicksDto => ({ os, clicks })),
+      browsers: top(counts.labelsOf('browser')).map(([browser, clicks]): BrowserClicksDto => ({ browser, clicks })),
+      os: top(counts.labelsOf('os')).map(([os, clicks]): OsClicksDto => ({ os, clicks })),
     };
   }
 
@@ -111,11 +112,9 @@ export class ClicksService {
     for (const { host, clicks } of [...rows.referrers, ...rows.loggedReferrers]) add(counts.referrers, host, clicks);
     for (const { country, clicks } of rows.countries) add(counts.labels, `country:${country}`, clicks);
     for (const { link, clicks } of rows.logged) {
-      let inWindow = clicks;
-      const logged = this.loggedClicks.tallyNotIn(link);
-      for (const [day, tally] of logged) if (day >= window[0]) inWindow += tally.clicks;
-      counts.addTally(logged);
-      links.set(link.code, inWindow);
+      counts.taken = 0;
+      this.loggedClicks.addNotIn(link, counts);
+      links.set(link.code, clicks + counts.taken);
     }
     const daily = counts.daily();
     return {
@@ -123,7 +122,7 @@ export class ClicksService {
       bots: daily.reduce((sum, day) => sum + day.bots, 0),
       days: daily,
       links: top(links).map(([code, clicks]) => ({ code, clicks })),
-      countries: top(counts.label('country')).map(([country, clicks]) => ({ country, clicks })),
+      countries: top(counts.labelsOf('country')).map(([country, clicks]) => ({ country, clicks })),
       referrers: top(counts.referrers).map(([host, clicks]) => ({ host, clicks })),
     };
   }
@@ -157,12 +156,17 @@ function top(counts: Map<string, number>): Array<[string, number]> {
     .slice(0, TOP_ENTRIES);
 }
 
-/** Clicks over a window of days as read from the database, plus what the click log adds. */
-class WindowCounts {
+/**
+ * Clicks over a window of days as read from the database, plus what the click log adds (handed
+ * in day by day as a DaySink: days before the window are left out).
+ */
+class WindowCounts implements DaySink {
   private readonly perDay = new Map<string, { clicks: number; bots: number }>();
   readonly referrers = new Map<string, number>();
   /** By `labelKey`. */
   readonly labels = new Map<string, number>();
+  /** Clicks of the days in the window handed in since the caller last set it to 0 (one link's). */
+  taken = 0;
 
   constructor(private readonly window: readonly string[]) {}
 
@@ -177,15 +181,29 @@ class WindowCounts {
   /** A tally's days that fall in the window. */
   addTally(tally: CodeTally): void {
     for (const [day, { clicks, bots, referrers, labels }] of tally) {
-      if (day < this.window[0]) continue;
-      this.addDay(day, clicks, bots);
-      for (const [host, hostClicks] of referrers) add(this.referrers, host, hostClicks);
-      for (const [key, labelClicks] of labels) add(this.labels, key, labelClicks);
+      if (!this.day(day, clicks, bots)) continue;
+      for (const [host, hostClicks] of referrers) this.referrer(host, hostClicks);
+      for (const [key, labelClicks] of labels) this.label(key, labelClicks);
     }
   }
 
+  day(day: string, clicks: number, bots: number): boolean {
+    if (day < this.window[0]) return false;
+    this.addDay(day, clicks, bots);
+    this.taken += clicks;
+    return true;
+  }
+
+  referrer(host: string, clicks: number): void {
+    add(this.referrers, host, clicks);
+  }
+
+  label(key: string, clicks: number): void {
+    add(this.labels, key, clicks);
+  }
+
   /** One dimension's labels, with their clicks. */
-  label(dimension: string): Map<string, number> {
+  labelsOf(dimension: string): Map<string, number> {
     const found = new Map<string, number>();
     for (const [key, clicks] of this.labels) {
       const [keyDimension, label] = splitLabelKey(key);

@@ -1,6 +1,6 @@
-import type { ClickTally } from './click-tally.js';
+import { MAX_HOSTS_PER_DAY, OTHER_HOSTS, type ClickTally, type CodeTally } from './click-tally.js';
 import { LoggedClicks, type LinkClicks } from './logged-clicks.js';
-import { packTally, type PackedBatch } from './packed-tally.js';
+import { packTally, type DaySink, type PackedBatch } from './packed-tally.js';
 
 /** One batch: code → clicks, all on 2026-11-24 from news.example, packed as the sink logs it. */
 function counts(entries: Array<[string, number]>): PackedBatch {
@@ -64,6 +64,51 @@ describe('LoggedClicks', () => {
       new Map([['2026-11-24', { clicks: 7, bots: 0, referrers: new Map([['news.example', 7]]), labels: new Map() }]]),
     );
     expect(sut.tallyNotIn(link({ code: 'unknown' }))).toEqual(new Map());
+  });
+
+  /** What `addNotIn` hands a sink, collected as a tally (the days from `fromDay` on). */
+  function handedIn(sut: LoggedClicks, clicks: LinkClicks, fromDay = ''): CodeTally {
+    const tally: CodeTally = new Map();
+    let current = { clicks: 0, bots: 0, referrers: new Map<string, number>(), labels: new Map<string, number>() };
+    const sink: DaySink = {
+      day(day, dayClicks, bots) {
+        if (day < fromDay) return false;
+        current = { clicks: dayClicks, bots, referrers: new Map(), labels: new Map() };
+        expect(tally.has(day)).toBe(false);
+        tally.set(day, current);
+        return true;
+      },
+      referrer: (host, hostClicks) => void current.referrers.set(host, hostClicks),
+      label: (key, labelClicks) => void current.labels.set(key, labelClicks),
+    };
+    sut.addNotIn(clicks, sink);
+    return tally;
+  }
+
+  it('hands a sink the same days as the tally, from one batch or merged from several', () => {
+    const sut = withBatches();
+
+    for (const clicks of [link(), link({ clicksThroughBatch: 2 }), link({ code: 'other00' }), link({ code: 'unknown' })]) {
+      expect(handedIn(sut, clicks)).toEqual(sut.tallyNotIn(clicks));
+    }
+    expect(handedIn(sut, link()).get('2026-11-24')?.clicks).toBe(9);
+    expect(handedIn(sut, link(), '2026-11-25')).toEqual(new Map());
+  });
+
+  it('bounds a day\'s referrer hosts over several batches as the fold does', () => {
+    const sut = new LoggedClicks();
+    const hosts = (from: number) =>
+      new Map(Array.from({ length: MAX_HOSTS_PER_DAY }, (_, i) => [`h${from + i}.example`, 1] as [string, number]));
+    for (const id of [1, 2]) {
+      const day = { clicks: MAX_HOSTS_PER_DAY, bots: 0, referrers: hosts(id * 100), labels: new Map<string, number>() };
+      sut.add({ id, closedAt: at(id), counts: packTally(new Map([['abc1234', new Map([['2026-11-24', day]])]])) });
+    }
+
+    const handed = handedIn(sut, link());
+
+    expect(handed).toEqual(sut.tallyNotIn(link()));
+    expect(handed.get('2026-11-24')?.referrers.size).toBe(MAX_HOSTS_PER_DAY + 1);
+    expect(handed.get('2026-11-24')?.referrers.get(OTHER_HOSTS)).toBe(MAX_HOSTS_PER_DAY);
   });
 
   it('leaves out batches closed before the link was created: they counted a deleted link with that code', () => {

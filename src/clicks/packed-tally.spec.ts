@@ -58,6 +58,30 @@ describe('packed batches', () => {
     }
   });
 
+  it('hand a code\'s days to a sink in order, its hosts and labels only for the days it takes', () => {
+    const seen: string[] = [];
+    const sink = {
+      day: (date: string, clicks: number, bots: number) => {
+        seen.push(`day ${date} ${clicks} ${bots}`);
+        return date >= '2026-11-24';
+      },
+      referrer: (host: string, clicks: number) => void seen.push(`referrer ${host} ${clicks}`),
+      label: (key: string, clicks: number) => void seen.push(`label ${key} ${clicks}`),
+    };
+
+    packTally(tally).addTo('abc1234', sink);
+    packTally(tally).addTo('unknown', sink);
+
+    expect(seen).toEqual([
+      'day 2026-11-23 4 4',
+      'day 2026-11-24 6 1',
+      'referrer news.example 3',
+      'referrer (direct) 2',
+      'label country:DE 5',
+      'label browser:Firefox 5',
+    ]);
+  });
+
   it('answer nothing for a code they do not hold', () => {
     const sut = packTally(tally);
 

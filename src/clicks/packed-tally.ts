@@ -4,6 +4,17 @@ import { emptyDay, mergeCodeTally, type ClickTally, type CodeTally, type Seriali
 type SerializedDay = SerializedTally[number][1][number];
 
 /**
+ * Receives one code's days, one at a time (`PackedBatch.addTo`, `LoggedClicks.addNotIn`): each
+ * day's clicks, then, if `day` answered true, its referrer hosts and visitor labels.
+ */
+export interface DaySink {
+  day(day: string, clicks: number, bots: number): boolean;
+  referrer(host: string, clicks: number): void;
+  /** `key` as `labelKey` makes them. */
+  label(key: string, clicks: number): void;
+}
+
+/**
  * One batch of the click log (a ClickTally), packed for what is held a while in bulk: by the
  * service until a fold, and by the fold itself. Each code's days are a run of numbers in one
  * typed array for the whole batch, its strings (days, referrer hosts, label keys) indexes into the
@@ -54,22 +65,46 @@ export class PackedBatch {
   /** The tally of `code` in the batch (empty if it has none). */
   tally(code: string): CodeTally {
     const days: CodeTally = new Map();
+    let current = emptyDay();
+    this.addTo(code, {
+      day(day, clicks, bots) {
+        current = emptyDay();
+        current.clicks = clicks;
+        current.bots = bots;
+        days.set(day, current);
+        return true;
+      },
+      referrer(host, clicks) {
+        current.referrers.set(host, clicks);
+      },
+      label(key, clicks) {
+        current.labels.set(key, clicks);
+      },
+    });
+    return days;
+  }
+
+  /**
+   * Hands the days of `code` in the batch to `sink` one by one (nothing if it has none): a reader
+   * that only adds them up builds no Map per day, as `tally` does.
+   */
+  addTo(code: string, sink: DaySink): void {
     const start = this.starts.get(code);
-    if (start === undefined) return days;
+    if (start === undefined) return;
     const { runs, strings } = this;
     let at = start + 1;
     for (let day = 0; day < runs[start]; day++) {
-      const tally = emptyDay();
-      tally.clicks = runs[at + 1];
-      tally.bots = runs[at + 2];
       const referrers = runs[at + 3];
       const labels = runs[at + 4];
-      days.set(strings[runs[at]], tally);
+      const wanted = sink.day(strings[runs[at]], runs[at + 1], runs[at + 2]);
       at += 5;
-      for (let i = 0; i < referrers; i++, at += 2) tally.referrers.set(strings[runs[at]], runs[at + 1]);
-      for (let i = 0; i < labels; i++, at += 2) tally.labels.set(strings[runs[at]], runs[at + 1]);
+      if (!wanted) {
+        at += 2 * (referrers + labels);
+        continue;
+      }
+      for (let i = 0; i < referrers; i++, at += 2) sink.referrer(strings[runs[at]], runs[at + 1]);
+      for (let i = 0; i < labels; i++, at += 2) sink.label(strings[runs[at]], runs[at + 1]);
     }
-    return days;
   }
 }
 
