@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { missingNodeFlags, NODE_FLAGS } from './node-flags.js';
+import { missingNodeFlags, NODE_FLAGS, semiSpaceFlagMb } from './node-flags.js';
 
 const root = join(import.meta.dirname, '..');
 const entry = 'dist/src/main.js';
@@ -39,5 +39,19 @@ describe('missingNodeFlags', () => {
 
   it('lists those that were not given', () => {
     expect(missingNodeFlags([], '')).toEqual(NODE_FLAGS);
+  });
+});
+
+describe('semiSpaceFlagMb', () => {
+  it('reads the semi-space size from the command line or NODE_OPTIONS, the command line first', () => {
+    expect(semiSpaceFlagMb(['--max-semi-space-size=8', '--v8-pool-size=1'], undefined)).toBe(8);
+    expect(semiSpaceFlagMb(['--max-semi-space-size', '4'], '')).toBe(4);
+    expect(semiSpaceFlagMb([], '--inspect --max_semi_space_size=2')).toBe(2);
+    expect(semiSpaceFlagMb(['--max-semi-space-size=8'], '--max-semi-space-size=2')).toBe(8);
+  });
+
+  it('answers 0 (V8 chooses) when neither sets it', () => {
+    expect(semiSpaceFlagMb(['--v8-pool-size=1'], undefined)).toBe(0);
+    expect(semiSpaceFlagMb(['--max-semi-space-size'], '--max-old-space-size=100')).toBe(0);
   });
 });

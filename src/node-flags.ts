@@ -25,3 +25,20 @@ export function missingNodeFlags(execArgv: readonly string[], nodeOptions: strin
   const given = new Set([...execArgv, ...(nodeOptions ?? '').split(/\s+/)]);
   return NODE_FLAGS.filter((flag) => !given.has(flag));
 }
+
+/**
+ * The `--max-semi-space-size` (MB) node was started with, on its command line or in NODE_OPTIONS
+ * (the command line wins, as in node); 0, V8's "choose it yourself", when neither sets it. The
+ * SQLite writer's thread needs it (see src/database/sqlite-background-writer.ts).
+ */
+export function semiSpaceFlagMb(execArgv: readonly string[], nodeOptions: string | undefined): number {
+  const args = [...(nodeOptions ?? '').split(/\s+/), ...execArgv];
+  let mb = 0;
+  for (let i = 0; i < args.length; i++) {
+    const flag = args[i].replaceAll('_', '-');
+    const inline = /^--max-semi-space-size=(\d+)$/.exec(flag);
+    if (inline) mb = Number(inline[1]);
+    else if (flag === '--max-semi-space-size' && /^\d+$/.test(args[i + 1] ?? '')) mb = Number(args[++i]);
+  }
+  return mb;
+}

@@ -1,7 +1,9 @@
 import Database from 'better-sqlite3';
 import { copyFileSync, statSync } from 'node:fs';
+import v8 from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
+import { youngGenerationProbe } from '../../test/support/young-generation-probe.js';
 import { sqliteFilePath } from '../../prisma/engine/database-url.js';
 import { openDatabaseConnections } from './database-connections.js';
 import { PostgresPools } from './postgres-pools.js';
@@ -271,6 +273,21 @@ describe('SqliteBackgroundWriter', () => {
     expect(workerOf(sut)).toBeDefined();
     expect(workerOf(sut)).not.toBe(worker);
     expect(await count()).toBe(2);
+  });
+
+  it("keeps its thread's young generation small when node was started with --max-semi-space-size", async () => {
+    // The service starts with --max-semi-space-size=8 (src/node-flags.ts), which V8 applies to
+    // every isolate over a worker's resourceLimits: a click fold then grew the writer's young
+    // generation to 16 MiB. Set here as node's command line would set it.
+    process.execArgv.push('--max-semi-space-size=8');
+    v8.setFlagsFromString('--max-semi-space-size=8');
+    try {
+      const newSpaceKiB = await sut.runTask(youngGenerationProbe, {});
+      expect(newSpaceKiB).toBeLessThanOrEqual(3 * 1024);
+    } finally {
+      process.execArgv.splice(process.execArgv.indexOf('--max-semi-space-size=8'), 1);
+      v8.setFlagsFromString('--max-semi-space-size=0');
+    }
   });
 
   it('exists only on SQLite: PostgreSQL has its pools and no writer', async () => {
