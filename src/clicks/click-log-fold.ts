@@ -18,11 +18,11 @@ export interface FoldArgs {
  * A fold works through the log's codes in parts of about this many characters of logged JSON
  * (one part below it): its per-code totals are held for one part at a time. SQLite picks each
  * part's codes out of every batch, so every part parses the whole log again (in C). An unpaced
- * fold of 190,000 logged counts over 100,000 links on its own, in five parts: the process +22-35
- * MiB, 8.5-10.3 s of CPU; parts of 2 M characters cost ~5 % more CPU for ~5 MiB less, of 1 M
- * ~35 % more (docs/performance.md, "Memory").
+ * fold of 190,000 logged counts over 100,000 links on its own cost ~5 % more CPU in parts of 2 M
+ * characters than of 4 M, and ~35 % more in parts of 1 M; in the benchmark, 2 M instead of 4 M
+ * took 4-9 MiB off the peak of every row the fold ran beside (docs/performance.md, "Memory").
  */
-export const FOLD_PART_CHARS = 4_000_000;
+export const FOLD_PART_CHARS = 2_000_000;
 
 /** Rows of `links` updated per transaction of a fold: the write lock is held this long at most. */
 const FOLD_ROWS_PER_TRANSACTION = 2000;
