@@ -1,12 +1,9 @@
 import { jest } from '@jest/globals';
-import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
+import { openMigratedDatabase, type MigratedDatabase } from '../../test/support/migrated-database.js';
 import { LoggedClicks } from '../clicks/logged-clicks.js';
-import { openDatabaseConnections } from '../database/database-connections.js';
-import { PostgresPools } from '../database/postgres-pools.js';
-import { createDatabaseClient, tuneSqlite, type DatabaseClient } from '../database/prisma-client.factory.js';
-import { SqliteConnections } from '../database/sqlite-connections.js';
-import { readDatabaseUrl } from '../../prisma/engine/database-url.js';
-import { prepareDatabase } from '../database/startup-migrations.js';
+import type { PostgresPools } from '../database/postgres-pools.js';
+import type { DatabaseClient } from '../database/prisma-client.factory.js';
+import type { SqliteConnections } from '../database/sqlite-connections.js';
 import { OutboxSignal } from '../webhooks/outbox/outbox-signal.js';
 import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.js';
 import { LinksRepository } from './links.repository.js';
@@ -32,18 +29,14 @@ async function storedLink(prisma: DatabaseClient, code: string) {
  * Prisma's when it does not: both must store exactly what Prisma reads back.
  */
 describe('LinksRepository on SQLite', () => {
-  let database: TestDatabase;
+  let database: MigratedDatabase<SqliteConnections>;
   let prisma: DatabaseClient;
   let sqlite: SqliteConnections;
   let sut: LinksRepository;
 
   beforeEach(async () => {
-    database = await createTestDatabase('sqlite');
-    const target = readDatabaseUrl(database.url);
-    await prepareDatabase(target, { migrateOnStart: true, log: () => undefined });
-    sqlite = openDatabaseConnections(target) as SqliteConnections;
-    prisma = createDatabaseClient(sqlite);
-    await tuneSqlite(prisma);
+    database = await openMigratedDatabase('sqlite');
+    ({ connections: sqlite, prisma } = database);
     sut = new LinksRepository(
       prisma,
       new SqliteLinkStore(sqlite, prisma),
@@ -53,11 +46,7 @@ describe('LinksRepository on SQLite', () => {
     );
   });
 
-  afterEach(async () => {
-    await prisma.$disconnect();
-    await sqlite.close();
-    await database.drop();
-  });
+  afterEach(() => database.drop());
 
   const insertAndReadBack = async (code: string) => {
     const created = await sut.insertIfCodeFree({ code, url: `https://example.com/${code}`, accountId: null });
@@ -138,17 +127,14 @@ describe('LinksRepository on SQLite', () => {
  * exactly what Prisma reads back.
  */
 describe('LinksRepository on PostgreSQL', () => {
-  let database: TestDatabase;
+  let database: MigratedDatabase<PostgresPools>;
   let postgres: PostgresPools;
   let prisma: DatabaseClient;
   let sut: LinksRepository;
 
   beforeAll(async () => {
-    database = await createTestDatabase('postgresql');
-    const target = readDatabaseUrl(database.url);
-    await prepareDatabase(target, { migrateOnStart: true, log: () => undefined });
-    postgres = openDatabaseConnections(target) as PostgresPools;
-    prisma = createDatabaseClient(postgres);
+    database = await openMigratedDatabase('postgresql');
+    ({ connections: postgres, prisma } = database);
     sut = new LinksRepository(
       prisma,
       new PostgresLinkStore(postgres.main),
@@ -160,11 +146,7 @@ describe('LinksRepository on PostgreSQL', () => {
 
   afterEach(() => jest.restoreAllMocks());
 
-  afterAll(async () => {
-    await prisma.$disconnect();
-    await postgres.close();
-    await database.drop();
-  });
+  afterAll(() => database.drop());
 
   it('inserts exactly what Prisma reads back', async () => {
     const created = await sut.insertIfCodeFree({

@@ -1,9 +1,7 @@
-import { createTestDatabase, type TestDatabase } from '../../../test/support/test-database.js';
-import { readDatabaseUrl } from '../../../prisma/engine/database-url.js';
+import { openMigratedDatabase, type MigratedDatabase } from '../../../test/support/migrated-database.js';
 import { openDatabaseConnections } from '../../database/database-connections.js';
-import { createDatabaseClient, tuneSqlite, type DatabaseClient } from '../../database/prisma-client.factory.js';
+import type { DatabaseClient } from '../../database/prisma-client.factory.js';
 import type { SqliteConnections } from '../../database/sqlite-connections.js';
-import { prepareDatabase } from '../../database/startup-migrations.js';
 import { SqliteLinkStore } from '../../links/store/sqlite-link-store.js';
 import type { OutboxMessages } from '../outbox/outbox-messages.js';
 import { WebhooksRepository } from '../webhooks.repository.js';
@@ -18,7 +16,7 @@ import type { ClaimRequest } from './webhook-message-store.js';
  * follows its endpoint's fate (disabled: failed; deleted: gone).
  */
 describe('SqliteWebhookMessageStore: the messages of new links', () => {
-  let database: TestDatabase;
+  let database: MigratedDatabase<SqliteConnections>;
   let sqlite: SqliteConnections;
   let prisma: DatabaseClient;
   let links: SqliteLinkStore;
@@ -27,12 +25,8 @@ describe('SqliteWebhookMessageStore: the messages of new links', () => {
   let endpointId: string;
 
   beforeEach(async () => {
-    database = await createTestDatabase('sqlite');
-    const target = readDatabaseUrl(database.url);
-    await prepareDatabase(target, { migrateOnStart: true, log: () => undefined });
-    sqlite = openDatabaseConnections(target) as SqliteConnections;
-    prisma = createDatabaseClient(sqlite);
-    await tuneSqlite(prisma);
+    database = await openMigratedDatabase('sqlite');
+    ({ connections: sqlite, prisma } = database);
     links = new SqliteLinkStore(sqlite, prisma);
     store = new SqliteWebhookMessageStore(sqlite);
     ({ id: accountId } = await prisma.account.create({ data: { email: 'owner@example.com' } }));
@@ -41,11 +35,7 @@ describe('SqliteWebhookMessageStore: the messages of new links', () => {
     }));
   });
 
-  afterEach(async () => {
-    await prisma.$disconnect();
-    await sqlite.close();
-    await database.drop();
-  });
+  afterEach(() => database.drop());
 
   const created = (codes: string[]): OutboxMessages => ({
     accountId,
@@ -167,7 +157,7 @@ describe('SqliteWebhookMessageStore: the messages of new links', () => {
 
   it('moves each message once when two processes claim at the same time', async () => {
     // A second set of connections to the same file, as a `shortlink webhooks worker` has.
-    const other = openDatabaseConnections(readDatabaseUrl(database.url)) as SqliteConnections;
+    const other = openDatabaseConnections(database.target) as SqliteConnections;
     const otherStore = new SqliteWebhookMessageStore(other);
     try {
       const codes = Array.from({ length: 200 }, (_, i) => `c${i}`);
@@ -196,10 +186,11 @@ describe('SqliteWebhookMessageStore: the messages of new links', () => {
     await prisma.$disconnect();
     await sqlite.close();
     // A restart: new connections to the same file find the message and move it.
-    sqlite = openDatabaseConnections(readDatabaseUrl(database.url)) as SqliteConnections;
-    prisma = createDatabaseClient(sqlite);
-    store = new SqliteWebhookMessageStore(sqlite);
-
-    expect(codesOf(await store.claim(claimRequest()))).toEqual(['waits']);
+    const restarted = openDatabaseConnections(database.target) as SqliteConnections;
+    try {
+      expect(codesOf(await new SqliteWebhookMessageStore(restarted).claim(claimRequest()))).toEqual(['waits']);
+    } finally {
+      await restarted.close();
+    }
   });
 });
