@@ -88,14 +88,19 @@ describe('LoggedClicks', () => {
   it('hands a sink the same days as the tally, from one batch or merged from several', () => {
     const sut = withBatches();
 
-    for (const clicks of [link(), link({ clicksThroughBatch: 2 }), link({ code: 'other00' }), link({ code: 'unknown' })]) {
+    for (const clicks of [
+      link(),
+      link({ clicksThroughBatch: 2 }),
+      link({ code: 'other00' }),
+      link({ code: 'unknown' }),
+    ]) {
       expect(handedIn(sut, clicks)).toEqual(sut.tallyNotIn(clicks));
     }
     expect(handedIn(sut, link()).get('2026-11-24')?.clicks).toBe(9);
     expect(handedIn(sut, link(), '2026-11-25')).toEqual(new Map());
   });
 
-  it('bounds a day\'s referrer hosts over several batches as the fold does', () => {
+  it("bounds a day's referrer hosts over several batches as the fold does", () => {
     const sut = new LoggedClicks();
     const hosts = (from: number) =>
       new Map(Array.from({ length: MAX_HOSTS_PER_DAY }, (_, i) => [`h${from + i}.example`, 1] as [string, number]));

@@ -58,7 +58,7 @@ describe('packed batches', () => {
     }
   });
 
-  it('hand a code\'s days to a sink in order, its hosts and labels only for the days it takes', () => {
+  it("hand a code's days to a sink in order, its hosts and labels only for the days it takes", () => {
     const seen: string[] = [];
     const sink = {
       day: (date: string, clicks: number, bots: number) => {
