@@ -112,9 +112,7 @@ export class ClicksService {
     for (const { host, clicks } of [...rows.referrers, ...rows.loggedReferrers]) add(counts.referrers, host, clicks);
     for (const { country, clicks } of rows.countries) add(counts.labels, `country:${country}`, clicks);
     for (const { link, clicks } of rows.logged) {
-      counts.taken = 0;
-      this.loggedClicks.addNotIn(link, counts);
-      links.set(link.code, clicks + counts.taken);
+      links.set(link.code, clicks + counts.add((sink) => this.loggedClicks.addNotIn(link, sink)));
     }
     const daily = counts.daily();
     return {
@@ -165,8 +163,8 @@ class WindowCounts implements DaySink {
   readonly referrers = new Map<string, number>();
   /** By `labelKey`. */
   readonly labels = new Map<string, number>();
-  /** Clicks of the days in the window handed in since the caller last set it to 0 (one link's). */
-  taken = 0;
+  /** Clicks of every day in the window handed in so far (see `add`). */
+  private clicksInWindow = 0;
 
   constructor(private readonly window: readonly string[]) {}
 
@@ -187,10 +185,17 @@ class WindowCounts implements DaySink {
     }
   }
 
+  /** Takes what `source` hands in day by day; answers the clicks of those days that fall in the window. */
+  add(source: (sink: DaySink) => void): number {
+    const before = this.clicksInWindow;
+    source(this);
+    return this.clicksInWindow - before;
+  }
+
   day(day: string, clicks: number, bots: number): boolean {
     if (day < this.window[0]) return false;
     this.addDay(day, clicks, bots);
-    this.taken += clicks;
+    this.clicksInWindow += clicks;
     return true;
   }
 
