@@ -164,6 +164,39 @@ describe('ClickCounter (by UTC day and referrer host)', () => {
     });
   });
 
+  it("keeps a code's only click as it came until a second one, on its own day, with its referrer and labels", async () => {
+    jest.useFakeTimers({ now: Date.parse('2026-11-24T23:59:59.900Z') });
+    const sink = new RecordingSink();
+    const sut = new ClickCounter(sink, config);
+    sut.record('a', 'https://news.example/', FIREFOX);
+    sut.record('b', 'https://chat.example/', 'curl/8.5.0');
+    expect([sut.pendingClicks('a'), sut.pendingClicks('b'), sut.pendingClicks('c'), sut.pendingTotal()]).toEqual([
+      1, 1, 0, 2,
+    ]);
+    jest.setSystemTime(Date.parse('2026-11-25T00:00:00.000Z'));
+    sut.record('a', undefined, FIREFOX);
+    expect([sut.pendingClicks('a'), sut.pendingTotal()]).toEqual([2, 3]);
+
+    await sut.flush();
+
+    expect(sink.batches[0]).toEqual(
+      new Map([
+        [
+          'a',
+          new Map([
+            [
+              '2026-11-24',
+              { clicks: 1, bots: 0, referrers: new Map([['news.example', 1]]), labels: firefoxOnLinux(1) },
+            ],
+            ['2026-11-25', { clicks: 1, bots: 0, referrers: new Map([['(direct)', 1]]), labels: firefoxOnLinux(1) }],
+          ]),
+        ],
+        ['b', new Map([['2026-11-24', { clicks: 1, bots: 1, referrers: new Map(), labels: new Map() }]])],
+      ]),
+    );
+    expect(sut.pendingTotal()).toBe(0);
+  });
+
   it('puts the clicks of a flush that spans midnight (UTC) each in its own day', async () => {
     jest.useFakeTimers({ now: Date.parse('2026-11-24T23:59:59.900Z') });
     const sink = new RecordingSink();
