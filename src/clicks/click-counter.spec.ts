@@ -164,7 +164,7 @@ describe('ClickCounter (by UTC day and referrer host)', () => {
     });
   });
 
-  it("keeps a code's only click as it came until a second one, on its own day, with its referrer and labels", async () => {
+  it('answers the clicks pending per code and in all until the flush, a click on each side of midnight on its own day', async () => {
     jest.useFakeTimers({ now: Date.parse('2026-11-24T23:59:59.900Z') });
     const sink = new RecordingSink();
     const sut = new ClickCounter(sink, config);
@@ -179,22 +179,20 @@ describe('ClickCounter (by UTC day and referrer host)', () => {
 
     await sut.flush();
 
-    expect(sink.batches[0]).toEqual(
-      new Map([
-        [
-          'a',
-          new Map([
-            [
-              '2026-11-24',
-              { clicks: 1, bots: 0, referrers: new Map([['news.example', 1]]), labels: firefoxOnLinux(1) },
-            ],
-            ['2026-11-25', { clicks: 1, bots: 0, referrers: new Map([['(direct)', 1]]), labels: firefoxOnLinux(1) }],
-          ]),
-        ],
-        ['b', new Map([['2026-11-24', { clicks: 1, bots: 1, referrers: new Map(), labels: new Map() }]])],
-      ]),
-    );
-    expect(sut.pendingTotal()).toBe(0);
+    const person = (host: string) => ({
+      clicks: 1,
+      bots: 0,
+      referrers: new Map([[host, 1]]),
+      labels: firefoxOnLinux(1),
+    });
+    expect([...sink.batches[0].get('a')!]).toEqual([
+      ['2026-11-24', person('news.example')],
+      ['2026-11-25', person('(direct)')],
+    ]);
+    expect([...sink.batches[0].get('b')!]).toEqual([
+      ['2026-11-24', { clicks: 1, bots: 1, referrers: new Map(), labels: new Map() }],
+    ]);
+    expect([sut.pendingClicks('a'), sut.pendingTotal()]).toEqual([0, 0]);
   });
 
   it('puts the clicks of a flush that spans midnight (UTC) each in its own day', async () => {
