@@ -146,12 +146,14 @@ async function fold(
       await pacer.slice();
     }
     sample.sort();
-    const quantiles = Array.from(
-      { length: partCount - 1 },
-      (_, i) => sample[Math.floor(((i + 1) * sample.length) / partCount)],
-    );
-    // Distinct (a code sampled often could be several bounds), none of an empty sample.
-    bounds = [...new Set(quantiles)].filter((bound) => bound !== undefined);
+    // Distinct: a code sampled often could be several bounds.
+    if (sample.length > 0) {
+      bounds = [
+        ...new Set(
+          Array.from({ length: partCount - 1 }, (_, i) => sample[Math.floor(((i + 1) * sample.length) / partCount)]),
+        ),
+      ];
+    }
   }
   // A row records the last batch it includes, whichever part wrote it: a fold cut off between
   // parts leaves the rows of the parts done complete and the others untouched, as within a part.
