@@ -21,7 +21,9 @@ RUN apt-get update \
 WORKDIR /app
 COPY package.json package-lock.json prisma.config.ts .npmrc ./
 COPY prisma ./prisma
-# postinstall generates the Prisma clients from prisma/ (no engine is downloaded).
+# postinstall generates the Prisma clients from prisma/ (no engine is downloaded) and runs this
+# script on them (it says why).
+COPY scripts/prisma-compiler-from-file.mjs ./scripts/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY src ./src
