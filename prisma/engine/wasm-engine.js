@@ -12,12 +12,8 @@ import { existsSync, mkdirSync, readFileSync, rmSync, truncateSync } from 'node:
 import { readdir, readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import * as glue from '@prisma/schema-engine-wasm/schema_engine_bg';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 
 /** @typedef {import('./database-url.js').DatabaseTarget} DatabaseTarget */
 /** @typedef {import('./database-url.js').SqliteDatabase} SqliteDatabase */
@@ -130,13 +126,39 @@ function loadWasm() {
 // ---------------------------------------------------------------------------------------------
 // Driver adapters
 
+/** @typedef {{ PrismaBetterSqlite3: typeof import('@prisma/adapter-better-sqlite3').PrismaBetterSqlite3, Database: typeof import('better-sqlite3') }} SqliteDrivers */
+/** @typedef {{ PrismaPg: typeof import('@prisma/adapter-pg').PrismaPg, pg: typeof import('pg').default }} PostgresDrivers */
+
+/**
+ * The drivers of one database kind, loaded the first time that kind is used: the service runs
+ * its migrations here before it serves, and an imported module stays loaded for the life of the
+ * process, so a service on SQLite never loads `pg` and its adapter, nor one on PostgreSQL
+ * better-sqlite3's (docs/performance.md, "Memory").
+ */
+const drivers = {
+  /** @type {Promise<SqliteDrivers> | undefined} */
+  sqliteLoad: undefined,
+  /** @type {Promise<PostgresDrivers> | undefined} */
+  postgresLoad: undefined,
+  sqlite() {
+    return (this.sqliteLoad ??= Promise.all([import('@prisma/adapter-better-sqlite3'), import('better-sqlite3')]).then(
+      ([adapter, driver]) => ({ PrismaBetterSqlite3: adapter.PrismaBetterSqlite3, Database: driver.default }),
+    ));
+  },
+  postgres() {
+    return (this.postgresLoad ??= Promise.all([import('@prisma/adapter-pg'), import('pg')]).then(
+      ([adapter, driver]) => ({ PrismaPg: adapter.PrismaPg, pg: driver.default }),
+    ));
+  },
+};
+
 /**
  * Adapter factory for a database, remembering every connection it opens so `closeAll` can
  * release them: the engine never closes its own connections, and those hold the SQLite file lock
  * and the PostgreSQL migration advisory lock.
  * @param {{ database: DatabaseTarget, shadowDatabase?: DatabaseTarget }} options
  */
-function createAdapterFactory({ database, shadowDatabase }) {
+async function createAdapterFactory({ database, shadowDatabase }) {
   /** @type {Set<() => Promise<void>>} */
   const open = new Set();
   /** @param {SqlDriverAdapter} adapter */
@@ -159,8 +181,18 @@ function createAdapterFactory({ database, shadowDatabase }) {
   /** @type {AdapterFactory} */
   const factory =
     database.kind === 'sqlite'
-      ? sqliteAdapterFactory(database, /** @type {SqliteDatabase | undefined} */ (shadowDatabase), track)
-      : postgresAdapterFactory(database, /** @type {PostgresDatabase | undefined} */ (shadowDatabase), track);
+      ? sqliteAdapterFactory(
+          database,
+          /** @type {SqliteDatabase | undefined} */ (shadowDatabase),
+          track,
+          await drivers.sqlite(),
+        )
+      : postgresAdapterFactory(
+          database,
+          /** @type {PostgresDatabase | undefined} */ (shadowDatabase),
+          track,
+          await drivers.postgres(),
+        );
   // The engine calls the factory's methods unbound and expects results wrapped the way
   // driver-adapter-utils does it for Prisma Client.
   const bound = bindMigrationAwareSqlAdapterFactory(factory);
@@ -177,9 +209,10 @@ function createAdapterFactory({ database, shadowDatabase }) {
  * @param {SqliteDatabase} database
  * @param {SqliteDatabase | undefined} shadowDatabase
  * @param {(adapter: SqlDriverAdapter) => SqlDriverAdapter} track
+ * @param {SqliteDrivers} drivers
  * @returns {AdapterFactory}
  */
-function sqliteAdapterFactory(database, shadowDatabase, track) {
+function sqliteAdapterFactory(database, shadowDatabase, track, { PrismaBetterSqlite3 }) {
   // The engine connects as soon as it is created, even for commands that never touch the
   // database (`migrate diff --from-empty --to-schema …`), and an exception there is never
   // reported. A database that does not exist is an empty one: stand in an in-memory database
@@ -240,13 +273,14 @@ const PG_TEXT_OID = 25;
  * A pool whose results report PostgreSQL's internal one-byte `"char"` type as text: adapter-pg
  * cannot map it, and the engine's catalog queries read it (e.g. `pg_constraint.contype`); its
  * values are plain strings.
- * @param {pg.PoolConfig} config
+ * @param {import('pg').PoolConfig} config
+ * @param {PostgresDrivers['pg']} pg
  */
-function charAsTextPool(config) {
+function charAsTextPool(config, pg) {
   const pool = new pg.Pool(config);
   // pg.Pool#query's overloads (callback forms among them) have no single signature to wrap;
   // adapter-pg only uses the promise forms, whose result is a QueryResult.
-  const query = /** @type {(...args: unknown[]) => Promise<pg.QueryResult>} */ (
+  const query = /** @type {(...args: unknown[]) => Promise<import('pg').QueryResult>} */ (
     /** @type {unknown} */ (pool.query.bind(pool))
   );
   /** @param {unknown[]} args */
@@ -257,7 +291,7 @@ function charAsTextPool(config) {
     }
     return result;
   };
-  pool.query = /** @type {pg.Pool['query']} */ (/** @type {unknown} */ (reportCharAsText));
+  pool.query = /** @type {import('pg').Pool['query']} */ (/** @type {unknown} */ (reportCharAsText));
   return pool;
 }
 
@@ -268,9 +302,10 @@ function charAsTextPool(config) {
  * @param {PostgresDatabase} database
  * @param {PostgresDatabase | undefined} shadowDatabase
  * @param {(adapter: SqlDriverAdapter) => SqlDriverAdapter} track
+ * @param {PostgresDrivers} drivers
  * @returns {AdapterFactory}
  */
-function postgresAdapterFactory(database, shadowDatabase, track) {
+function postgresAdapterFactory(database, shadowDatabase, track, { PrismaPg, pg }) {
   const { connection, schema } = database;
   /**
    * @param {PostgresConnection} settings
@@ -281,7 +316,7 @@ function postgresAdapterFactory(database, shadowDatabase, track) {
     // unlocks it, so every statement must run on the session that holds it, and closing that
     // one connection is what releases it. Idle connections are never recycled for the same
     // reason.
-    const pool = charAsTextPool({ ...settings, max: 1, idleTimeoutMillis: 0 });
+    const pool = charAsTextPool({ ...settings, max: 1, idleTimeoutMillis: 0 }, pg);
     const adapter = await new PrismaPg(pool, { schema: schemaName, disposeExternalPool: true }).connect();
     // adapter-pg splits scripts on ";", which breaks `$$` function bodies and string literals;
     // PostgreSQL runs a multi-statement script as is. A statement without parameters goes over
@@ -330,10 +365,11 @@ function quoteIdentifier(name) {
 
 /**
  * Runs one statement on a short-lived connection of its own.
- * @param {pg.ClientConfig} config
+ * @param {import('pg').ClientConfig} config
  * @param {string} sql
  */
 async function runAdminStatement(config, sql) {
+  const { pg } = await drivers.postgres();
   const client = new pg.Client(config);
   await client.connect();
   try {
@@ -358,6 +394,7 @@ export async function probeDatabase(database) {
       ? null
       : new EngineError('P1003', `Database \`${path.basename(file)}\` does not exist at \`${file}\``);
   }
+  const { pg } = await drivers.postgres();
   const client = new pg.Client(database.connection);
   try {
     await client.connect();
@@ -401,6 +438,7 @@ export async function createDatabase(database) {
   if (database.kind === 'sqlite') {
     const { file } = database;
     mkdirSync(path.dirname(file), { recursive: true });
+    const { Database } = await drivers.sqlite();
     new Database(file).close();
     return path.basename(file);
   }
@@ -497,7 +535,7 @@ export class SchemaEngineSession {
   #getEngine() {
     this.#engine ??= (async () => {
       await loadWasm();
-      const { factory, closeAll, errorRegistry } = createAdapterFactory(this.options);
+      const { factory, closeAll, errorRegistry } = await createAdapterFactory(this.options);
       this.#closeConnections = closeAll;
       this.#errorRegistry = errorRegistry;
       this.#diagnosed = false;

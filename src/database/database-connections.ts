@@ -1,7 +1,7 @@
 import type { FactoryProvider, InjectionToken } from '@nestjs/common';
 import type { DatabaseTarget } from '../../prisma/engine/database-url.js';
-import { PostgresPools } from './postgres-pools.js';
-import { SqliteConnections } from './sqlite-connections.js';
+import type { PostgresPools } from './postgres-pools.js';
+import type { SqliteConnections } from './sqlite-connections.js';
 
 /**
  * How the service reaches its database, beside Prisma: the connections of the one database kind
@@ -14,8 +14,19 @@ export type DatabaseConnections = SqliteConnections | PostgresPools;
 /** Injection token of the DatabaseConnections (a type union has no runtime token of its own). */
 export const DATABASE_CONNECTIONS: InjectionToken<DatabaseConnections> = Symbol('DatabaseConnections');
 
-export function openDatabaseConnections(database: DatabaseTarget): DatabaseConnections {
-  return database.kind === 'sqlite' ? new SqliteConnections(database.file) : new PostgresPools(database);
+/**
+ * Opens the connections of the database in use. Only that kind's modules are loaded (here and in
+ * createDatabaseClient): a service on SQLite never loads `pg`, its Prisma adapter or the
+ * PostgreSQL client, nor one on PostgreSQL the SQLite side; each is heap held for the life of the
+ * process (docs/performance.md, "Memory").
+ */
+export async function openDatabaseConnections(database: DatabaseTarget): Promise<DatabaseConnections> {
+  if (database.kind === 'sqlite') {
+    const { SqliteConnections } = await import('./sqlite-connections.js');
+    return new SqliteConnections(database.file);
+  }
+  const { PostgresPools } = await import('./postgres-pools.js');
+  return new PostgresPools(database);
 }
 
 /**

@@ -24,7 +24,7 @@ import { PrismaService } from './prisma.service.js';
       inject: [DATABASE_CONNECTIONS],
       useFactory: async (connections: DatabaseConnections) => {
         if (connections.kind === 'postgresql') return createDatabaseClient(connections);
-        const client = createDatabaseClient(connections);
+        const client = await createDatabaseClient(connections);
         await tuneSqlite(client);
         return client;
       },

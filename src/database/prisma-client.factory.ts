@@ -1,9 +1,6 @@
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { PrismaPg } from '@prisma/adapter-pg';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { PrismaClient as PostgresClient } from '../generated/postgresql/client.js';
-import { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
+import type { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
 import type { DatabaseConnections } from './database-connections.js';
 
 /**
@@ -20,15 +17,24 @@ export type DatabaseClient = InstanceType<typeof SqliteClient>;
  * (config.database), shared with prisma.config.ts and the migrator, so the service and the
  * migrations open one file, or one schema.
  */
-export function createDatabaseClient(connections: DatabaseConnections): DatabaseClient {
+export async function createDatabaseClient(connections: DatabaseConnections): Promise<DatabaseClient> {
+  // Only this kind's client and adapter are loaded (see openDatabaseConnections).
   if (connections.kind === 'sqlite') {
+    const [{ PrismaClient }, { PrismaBetterSqlite3 }] = await Promise.all([
+      import('../generated/sqlite/client.js'),
+      import('@prisma/adapter-better-sqlite3'),
+    ]);
     const { file } = connections;
     mkdirSync(dirname(file), { recursive: true });
     // A busy timeout lets the CLI and a running server share the file without SQLITE_BUSY.
-    return new SqliteClient({ adapter: new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 5000 }) });
+    return new PrismaClient({ adapter: new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 5000 }) });
   }
+  const [{ PrismaClient }, { PrismaPg }] = await Promise.all([
+    import('../generated/postgresql/client.js'),
+    import('@prisma/adapter-pg'),
+  ]);
   // The schema Prisma names in its queries; the pools' search_path is the same (PostgresPools).
-  const client = new PostgresClient({ adapter: new PrismaPg(connections.main.pool, { schema: connections.schema }) });
+  const client = new PrismaClient({ adapter: new PrismaPg(connections.main.pool, { schema: connections.schema }) });
   return client as unknown as DatabaseClient;
 }
 

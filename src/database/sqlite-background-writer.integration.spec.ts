@@ -40,7 +40,7 @@ describe('SqliteBackgroundWriter', () => {
   beforeEach(async () => {
     database = await createTestDatabase('sqlite');
     file = sqliteFilePath(database.url);
-    prisma = createDatabaseClient(new SqliteConnections(file));
+    prisma = await createDatabaseClient(new SqliteConnections(file));
     await tuneSqlite(prisma);
     await prisma.$executeRawUnsafe('CREATE TABLE items (id INTEGER PRIMARY KEY, label TEXT NOT NULL)');
     sut = new SqliteBackgroundWriter(file);
@@ -291,8 +291,8 @@ describe('SqliteBackgroundWriter', () => {
   });
 
   it('exists only on SQLite: PostgreSQL has its pools and no writer', async () => {
-    const sqlite = openDatabaseConnections({ kind: 'sqlite', url: `file:${file}`, file });
-    const postgres = openDatabaseConnections({
+    const sqlite = await openDatabaseConnections({ kind: 'sqlite', url: `file:${file}`, file });
+    const postgres = await openDatabaseConnections({
       kind: 'postgresql',
       url: 'postgresql://unused@127.0.0.1:1/unused',
       schema: 'public',

@@ -16,7 +16,7 @@ describe('RateLimitStorage', () => {
   describe('with Redis', () => {
     const connections: Redis[] = [];
     const connect = async () => {
-      const redis = createRedisConnection(TEST_REDIS_URL, 'commands', silent);
+      const redis = await createRedisConnection(TEST_REDIS_URL, 'commands', silent);
       connections.push(redis);
       await until(() => redis.status === 'ready');
       return redis;
@@ -81,7 +81,7 @@ describe('RateLimitStorage', () => {
 
     beforeAll(async () => {
       server = await OwnRedisServer.start();
-      redis = createRedisConnection(server.url, 'commands', silent);
+      redis = await createRedisConnection(server.url, 'commands', silent);
       await until(() => redis.status === 'ready');
     });
 

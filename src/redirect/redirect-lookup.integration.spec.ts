@@ -83,8 +83,8 @@ async function postgresWriter(url: string): Promise<Writer> {
 /** The connections of each lookup under test: the app's DatabaseModule owns and closes them. */
 const connectionsOf = new Map<RedirectLookup, DatabaseConnections>();
 
-function lookupFor(_kind: 'sqlite' | 'postgresql', url: string): RedirectLookup {
-  const connections = openDatabaseConnections(readDatabaseUrl(url));
+async function lookupFor(_kind: 'sqlite' | 'postgresql', url: string): Promise<RedirectLookup> {
+  const connections = await openDatabaseConnections(readDatabaseUrl(url));
   const lookup =
     connections.kind === 'sqlite'
       ? new SqliteRedirectLookup(connections.lookups)
@@ -112,7 +112,7 @@ describe.each([
     database = await createTestDatabase(kind);
     writer = await openWriter(database.url);
     await writer.insert('Ab3dE9x', 'https://example.com/a');
-    sut = lookupFor(kind, database.url);
+    sut = await lookupFor(kind, database.url);
   });
 
   afterAll(async () => {
@@ -207,7 +207,7 @@ describe('RedirectLookup on SQLite: each lookup reads the latest commit', () => 
     await (await sqliteWriter(database.url)).close();
     db = new Database(sqliteFilePath(database.url));
     db.prepare('INSERT INTO links (code, url) VALUES (?, ?)').run('Turn001', 'https://example.com/before');
-    sut = lookupFor('sqlite', database.url);
+    sut = await lookupFor('sqlite', database.url);
   });
 
   afterAll(async () => {
@@ -245,7 +245,7 @@ describe('RedirectLookup on PostgreSQL under load', () => {
     database = await createTestDatabase('postgresql');
     writer = await postgresWriter(database.url);
     await writer.insert('Ab3dE9x', 'https://example.com/a');
-    sut = lookupFor('postgresql', database.url);
+    sut = await lookupFor('postgresql', database.url);
   });
 
   afterAll(async () => {
@@ -272,7 +272,7 @@ describe('RedirectLookup on PostgreSQL under load', () => {
 
 describe('RedirectLookup with PostgreSQL unavailable', () => {
   it('fails with an error answered as 503 when nothing listens', async () => {
-    const sut = lookupFor('postgresql', `postgresql://postgres@127.0.0.1:${await freePort()}/shortlink`);
+    const sut = await lookupFor('postgresql', `postgresql://postgres@127.0.0.1:${await freePort()}/shortlink`);
     try {
       const failure: unknown = await sut.findTarget('Ab3dE9x').then(
         () => undefined,
@@ -287,7 +287,7 @@ describe('RedirectLookup with PostgreSQL unavailable', () => {
   it('fails with an error answered as 503 when the database does not exist', async () => {
     const database = await createTestDatabase('postgresql');
     await database.drop();
-    const sut = lookupFor('postgresql', database.url);
+    const sut = await lookupFor('postgresql', database.url);
     try {
       const failure: unknown = await sut.findTarget('Ab3dE9x').then(
         () => undefined,

@@ -16,13 +16,13 @@ import { REDIS_CLIENT, REDIS_SUBSCRIBER } from './redis.tokens.js';
     {
       provide: REDIS_CLIENT,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): Redis | null =>
+      useFactory: async (config: AppConfig): Promise<Redis | null> =>
         config.redisUrl ? createRedisConnection(config.redisUrl, 'commands') : null,
     },
     {
       provide: REDIS_SUBSCRIBER,
       inject: [APP_CONFIG],
-      useFactory: (config: AppConfig): Redis | null =>
+      useFactory: async (config: AppConfig): Promise<Redis | null> =>
         config.redisUrl ? createRedisConnection(config.redisUrl, 'subscriber') : null,
     },
   ],

@@ -11,8 +11,8 @@ const silent = { warn: () => undefined, log: () => undefined } as never;
 /** One instance's side: its cache and its bus on connections of its own. */
 async function instance(url: string) {
   const cache = new LinkCache(loadConfig({}));
-  const publisher = createRedisConnection(url, 'commands', silent);
-  const subscriber = createRedisConnection(url, 'subscriber', silent);
+  const publisher = await createRedisConnection(url, 'commands', silent);
+  const subscriber = await createRedisConnection(url, 'subscriber', silent);
   const sut = new LinkInvalidationBus(cache, publisher, subscriber);
   await sut.onModuleInit();
   const self = { cache, sut, connections: [publisher, subscriber] as Redis[] };

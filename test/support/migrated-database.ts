@@ -27,8 +27,8 @@ export async function openMigratedDatabase(
   const database = await createTestDatabase(kind);
   const target = readDatabaseUrl(database.url);
   await prepareDatabase(target, { migrateOnStart: true, log: () => undefined });
-  const connections = openDatabaseConnections(target);
-  const prisma = createDatabaseClient(connections);
+  const connections = await openDatabaseConnections(target);
+  const prisma = await createDatabaseClient(connections);
   if (kind === 'sqlite') await tuneSqlite(prisma);
   return {
     target,

@@ -157,7 +157,7 @@ describe('SqliteWebhookMessageStore: the messages of new links', () => {
 
   it('moves each message once when two processes claim at the same time', async () => {
     // A second set of connections to the same file, as a `shortlink webhooks worker` has.
-    const other = openDatabaseConnections(database.target) as SqliteConnections;
+    const other = (await openDatabaseConnections(database.target)) as SqliteConnections;
     const otherStore = new SqliteWebhookMessageStore(other);
     try {
       const codes = Array.from({ length: 200 }, (_, i) => `c${i}`);
@@ -186,7 +186,7 @@ describe('SqliteWebhookMessageStore: the messages of new links', () => {
     await prisma.$disconnect();
     await sqlite.close();
     // A restart: new connections to the same file find the message and move it.
-    const restarted = openDatabaseConnections(database.target) as SqliteConnections;
+    const restarted = (await openDatabaseConnections(database.target)) as SqliteConnections;
     try {
       expect(codesOf(await new SqliteWebhookMessageStore(restarted).claim(claimRequest()))).toEqual(['waits']);
     } finally {
