@@ -1,7 +1,8 @@
 import v8 from 'node:v8';
 import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
-import { MigrationError, prepareDatabase } from './database/startup-migrations.js';
+import { MigrationError } from './database/migration-error.js';
+import { prepareDatabaseOnThread } from './database/prepare-database-thread.js';
 import { missingNodeFlags } from './node-flags.js';
 
 /**
@@ -38,7 +39,7 @@ async function bootstrap(): Promise<void> {
       `\`npm run start:prod\` or \`node ${flags} dist/src/main.js\`; docs/operations.md, "Starting the service")`;
     console.error(JSON.stringify({ level: 40, time: Date.now(), msg }));
   }
-  await prepareDatabase(config.database, {
+  await prepareDatabaseOnThread(config.database, {
     migrateOnStart: config.migrateOnStart,
     log: (message) => console.error(JSON.stringify({ level: 30, time: Date.now(), msg: message })),
   });

@@ -3,6 +3,7 @@ import v8 from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { semiSpaceFlagMb } from '../node-flags.js';
 import { DatabaseUnavailableError } from './database-unavailable.js';
+import { threadEntry, threadExecArgv } from './threads.js';
 import type {
   WriterOptions,
   WriterReply,
@@ -23,34 +24,6 @@ const CLOSE_TIMEOUT_MS = 10_000;
 const WORKER_YOUNG_GENERATION_MB = 3;
 /** The semi-space size that makes that young generation: V8 sizes it at three semi-spaces. */
 const WORKER_SEMI_SPACE_MB = WORKER_YOUNG_GENERATION_MB / 3;
-
-/**
- * Running from the TypeScript sources: the worker thread and the task modules are .ts files, and
- * the thread needs the module loader that compiles them. From dist/ they are the compiled .js
- * files and the thread needs nothing.
- */
-const FROM_SOURCE = import.meta.url.endsWith('.ts');
-
-/**
- * The options the thread starts with: none of the parent's (Jest's, --eval input options) apply to
- * it, and some would stop it from starting. From the sources, the module loaders the process was
- * started with (`node --import <loader> src/main.ts`; the specs declare theirs the same way, see
- * test/support/thread-loader.ts), which the thread needs to import .ts files.
- */
-function threadExecArgv(): string[] {
-  if (!FROM_SOURCE) return [];
-  const loaders: string[] = [];
-  const argv = process.execArgv;
-  for (let i = 0; i < argv.length; i++) {
-    const flag = argv[i];
-    if (flag === '--import' || flag === '--loader' || flag === '--experimental-loader') {
-      if (i + 1 < argv.length) loaders.push(flag, argv[++i]);
-    } else if (/^--(import|loader|experimental-loader)=/.test(flag)) {
-      loaders.push(flag);
-    }
-  }
-  return loaders;
-}
 
 /** Resolves once `worker` says it is ready (its connection open); rejects if it fails or exits first. */
 function startedUp(worker: Worker): Promise<void> {
@@ -244,7 +217,7 @@ export class SqliteBackgroundWriter {
 
   private async spawn(): Promise<void> {
     const workerData: WriterOptions = { file: this.file, busyTimeoutMs: 5000 };
-    const entry = new URL(`./sqlite-background-writer.worker${FROM_SOURCE ? '.ts' : '.js'}`, import.meta.url);
+    const entry = threadEntry('sqlite-background-writer.worker');
     // A --max-semi-space-size on node's command line (the service starts with one, see
     // src/node-flags.ts) applies to every isolate V8 makes, over a worker's resourceLimits: the
     // thread's young generation then grew to 16 MiB during a click fold and stayed (about 14 MiB

@@ -3,19 +3,12 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DatabaseTarget } from '../../prisma/engine/database-url.js';
 import { createDatabase, probeDatabase, readMigrations, SchemaEngineSession } from '../../prisma/engine/wasm-engine.js';
+import { MigrationError } from './migration-error.js';
 
 export interface PrepareDatabaseOptions {
   /** Apply pending migrations (true) or refuse to start while some are pending (false). */
   migrateOnStart: boolean;
   log: (message: string) => void;
-}
-
-/**
- * The database could not be made ready: unreachable, migrations pending with MIGRATE_ON_START
- * off, or a migration that failed. Its message is the one line printed at start-up.
- */
-export class MigrationError extends Error {
-  override name = 'MigrationError';
 }
 
 const NO_FILTERS = { externalTables: [], externalEnums: [] };

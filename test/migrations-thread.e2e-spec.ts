@@ -1,0 +1,48 @@
+import { readDatabaseUrl } from '../prisma/engine/database-url.js';
+import { MigrationError } from '../src/database/migration-error.js';
+import { prepareDatabaseOnThread } from '../src/database/prepare-database-thread.js';
+import { prepareDatabase } from '../src/database/startup-migrations.js';
+import { freePort } from './support/free-port.js';
+import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+
+/**
+ * The service prepares its database on a thread that ends with the work (src/main.ts), so that the
+ * schema engine's WebAssembly is freed; it must do exactly what prepareDatabase does in-process.
+ */
+describe('prepareDatabaseOnThread', () => {
+  let database: TestDatabase;
+  const messages: string[] = [];
+  const options = (migrateOnStart: boolean) => ({ migrateOnStart, log: (message: string) => messages.push(message) });
+
+  beforeEach(async () => {
+    messages.length = 0;
+    database = await createTestDatabase();
+  });
+  afterEach(() => database.drop());
+
+  it('applies the migrations, logging what prepareDatabase logs, and finds nothing to do the second time', async () => {
+    await prepareDatabaseOnThread(readDatabaseUrl(database.url), options(true));
+    expect(messages.at(-1)).toMatch(/^Applied migrations: \d+_init, /);
+    messages.length = 0;
+    await prepareDatabaseOnThread(readDatabaseUrl(database.url), options(false));
+    expect(messages).toEqual(['Database schema is up to date']);
+  });
+
+  it("rejects with prepareDatabase's MigrationError and message when migrations are pending", async () => {
+    const inProcess: unknown = await prepareDatabase(readDatabaseUrl(database.url), options(false)).catch((e) => e);
+    const onThread: unknown = await prepareDatabaseOnThread(readDatabaseUrl(database.url), options(false)).catch(
+      (e) => e,
+    );
+    expect(inProcess).toBeInstanceOf(MigrationError);
+    expect(onThread).toBeInstanceOf(MigrationError);
+    expect((onThread as Error).message).toBe((inProcess as Error).message);
+    expect((onThread as Error).message).toMatch(/pending migration\(s\).*npx prisma migrate deploy/);
+  });
+
+  it('rejects with a MigrationError when the database cannot be reached', async () => {
+    const unreachable = readDatabaseUrl(`postgresql://postgres@127.0.0.1:${await freePort()}/shortlink`);
+    const failure: unknown = await prepareDatabaseOnThread(unreachable, options(true)).catch((e) => e);
+    expect(failure).toBeInstanceOf(MigrationError);
+    expect((failure as Error).message).toMatch(/^Cannot connect to the database: /);
+  });
+});
