@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { readDatabaseUrl } from '../prisma/engine/database-url.js';
 import { MigrationError } from '../src/database/migration-error.js';
 import { prepareDatabaseOnThread } from '../src/database/prepare-database-thread.js';
@@ -44,5 +47,25 @@ describe('prepareDatabaseOnThread', () => {
     const failure: unknown = await prepareDatabaseOnThread(unreachable, options(true)).catch((e) => e);
     expect(failure).toBeInstanceOf(MigrationError);
     expect((failure as Error).message).toMatch(/^Cannot connect to the database: /);
+  });
+
+  it("rejects with an unexpected error's message and the thread's stack, not as a MigrationError", async () => {
+    // A folder where the SQLite file should be: the driver fails, which is no migration problem.
+    const dir = mkdtempSync(join(tmpdir(), 'migrations-thread-'));
+    try {
+      const target = readDatabaseUrl(`file:${dir}`);
+      const inProcess: unknown = await prepareDatabase(target, options(true)).catch((e) => e);
+      const onThread: unknown = await prepareDatabaseOnThread(target, options(true)).catch((e) => e);
+      // (The driver's own error class comes from another realm under Jest: compared by message.)
+      expect((inProcess as Error).message).toMatch(/\S/);
+      expect(onThread).toBeInstanceOf(Error);
+      expect(onThread).not.toBeInstanceOf(MigrationError);
+      expect((onThread as Error).message).toBe((inProcess as Error).message);
+      // The stack is where it happened, on the thread (main prints it for errors like this one).
+      expect((onThread as Error).stack).toContain((inProcess as Error).message);
+      expect((onThread as Error).stack).toMatch(/\n\s+at .*better-sqlite3/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
