@@ -16,7 +16,7 @@ export interface FoldArgs {
 
 /**
  * A fold works through the log's codes in parts of about this many characters of logged JSON
- * (one part below it): its per-code totals are held for one part at a time. SQLite picks each
+ * (one part below it): the tallies of one part's codes are held at a time. SQLite picks each
  * part's codes out of every batch, so every part parses the whole log again (in C). An unpaced
  * fold of 190,000 logged counts over 100,000 links on its own cost ~5 % more CPU in parts of 2 M
  * characters than of 4 M, and ~35 % more in parts of 1 M; in the benchmark, 2 M instead of 4 M
@@ -35,19 +35,6 @@ const FOLD_ROWS_PER_TRANSACTION = 2000;
 const FOLD_LOOKUPS_PER_TRANSACTION = 2000;
 /** A fold's rows at most, for tableOrder's fast path: 2^21 positions fit below the rowid. */
 const POSITIONS = 2 ** 21;
-
-/**
- * Per code of a part: its clicks in all batches and the first batch that has it. Its tally stays
- * in the packed batches (PartBatch) until its rows are written, where it is added up by day and
- * referrer: a fold holds one packed copy of the part's counts, not a Map per code and day, nor a
- * list of batches per code.
- */
-interface Total {
-  code: string;
-  clicks: number;
-  firstId: number;
-  firstLoggedAt: string;
-}
 
 /** A logged batch's counts of one part's codes. */
 interface PartBatch {
@@ -76,7 +63,8 @@ let foldMsPerLoggedChar: number | undefined;
  * written once per part of a fold (below), however many of its links were visited.
  *
  * - In parts (a log over FOLD_PART_CHARS): each part is a range of codes, read from every batch
- *   and written before the next part is read, so the fold holds one part's totals at a time. In
+ *   and written before the next part is read, so the fold holds one part's tallies at a time (and
+ *   its garbage is collected before the next part, see TaskContext.collectGarbage). In
  *   code ranges, the pages keyed by code (the code index, the daily rows) are each written by one
  *   part only; the links' own pages (in rowid order) once per part. The batches are deleted
  *   only once every part is done.
@@ -160,25 +148,24 @@ async function fold(
   for (let part = 0; part <= bounds.length; part++) {
     const from = part === 0 ? undefined : bounds[part - 1];
     const to = part === bounds.length ? undefined : bounds[part];
-    const totals = new Map<string, Total>();
+    // The part's tallies stay packed, one copy (PartBatch): a code's clicks are added up from
+    // them when its row is written, with no Map of per-code totals beside them (an entry and an
+    // object per code of the part).
     const batches: PartBatch[] = [];
+    const codes: string[] = [];
     for (const { id, loggedAt } of rows) {
       // One entry at a time (iterate, not all): each is garbage as soon as it is packed.
       const entries = entriesOf.iterate({ id, from: from ?? null, to: to ?? null });
       // logged_at is ISO 8601 in UTC: its first ten characters are the UTC day.
       const counts = packLoggedTexts(entries, loggedAt.slice(0, 10));
       batches.push({ id, loggedAt, counts });
-      for (const code of counts.codes()) {
-        let total = totals.get(code);
-        if (!total) {
-          total = { code, clicks: 0, firstId: id, firstLoggedAt: loggedAt };
-          totals.set(code, total);
-        }
-        total.clicks += counts.clicks(code);
-      }
+      for (const code of counts.codes()) codes.push(code);
       await pacer.slice();
     }
-    await foldPart(totals, batches, { db, through, pacer });
+    await foldPart(distinctSorted(codes), batches, { db, through, pacer });
+    // The part's working set is garbage now; collected here, the next part reuses its room
+    // instead of adding to it (the writer's old generation is otherwise collected rarely).
+    context.collectGarbage();
   }
   db.prepare('DELETE FROM click_batches WHERE id <= ?').run(through);
   foldMsPerLoggedChar = pacer.finish() / loggedChars;
@@ -193,18 +180,21 @@ interface FoldScope {
   pacer: TaskPacer;
 }
 
-/** Adds one part's totals (every batch of the fold, for the part's codes) to the links and their daily rows. */
+/**
+ * Adds one part's batches (every batch of the fold, with the part's codes only) to the links and
+ * their daily rows. `codes`: the part's codes, distinct, sorted.
+ */
 async function foldPart(
-  totals: Map<string, Total>,
+  codes: readonly string[],
   batches: readonly PartBatch[],
   { db, through, pacer }: FoldScope,
 ): Promise<void> {
   /** The batches with clicks of `code`; for a `row`, only those it does not include, closed after it was created. */
-  const batchesWith = (code: string, row?: LinkRow): PackedBatch[] => {
-    const withCode: PackedBatch[] = [];
-    for (const { id, loggedAt, counts } of batches) {
-      if (row && (id <= row[2] || loggedAt < row[1])) continue;
-      if (counts.has(code)) withCode.push(counts);
+  const batchesWith = (code: string, row?: LinkRow): PartBatch[] => {
+    const withCode: PartBatch[] = [];
+    for (const batch of batches) {
+      if (row && (batch.id <= row[2] || batch.loggedAt < row[1])) continue;
+      if (batch.counts.has(code)) withCode.push(batch);
     }
     return withCode;
   };
@@ -247,7 +237,8 @@ async function foldPart(
      ON CONFLICT (account_id, day, host) DO UPDATE SET clicks = clicks + excluded.clicks`,
   );
   /** Writes a link's days; `accountId` null: an anonymous link, which no account overview counts. */
-  const addDaily = (code: string, counts: readonly PackedBatch[], accountId: string | null) => {
+  const addDaily = (code: string, withCode: readonly PartBatch[], accountId: string | null) => {
+    const counts = withCode.map((batch) => batch.counts);
     for (const [day, { clicks, bots, referrers, labels }] of mergeBatches(code, counts)) {
       const month = day.slice(0, 7);
       addDay.run(code, day, clicks, bots);
@@ -272,16 +263,14 @@ async function foldPart(
   // Each code's rowid, from the code index alone (it holds the rowid), in code order: the index
   // is read front to back once.
   const rowidOf = db.prepare<[string], number>('SELECT rowid FROM links WHERE code = ?').pluck();
-  const codes = [...totals.keys()].sort();
-  await pacer.slice();
   const rowids: number[] = [];
-  const found: Total[] = [];
-  const lookUp = db.transaction((part: string[]) => {
+  const found: string[] = [];
+  const lookUp = db.transaction((part: readonly string[]) => {
     for (const code of part) {
       const rowid = rowidOf.get(code);
       if (rowid === undefined) continue;
       rowids.push(rowid);
-      found.push(totals.get(code)!);
+      found.push(code);
     }
   });
   for (let start = 0; start < codes.length; start += FOLD_LOOKUPS_PER_TRANSACTION) {
@@ -310,11 +299,12 @@ async function foldPart(
     for (let k = from; k < to; k++) {
       const i = order[k];
       const rowid = rowids[i];
-      const total = found[i];
-      const { code, clicks, firstId, firstLoggedAt } = total;
-      const updated = addAll.get(clicks, through, rowid, code, firstId, firstLoggedAt);
+      const code = found[i];
+      // Every batch of the part with the code (at least one: the code came from one).
+      const withCode = batchesWith(code);
+      const updated = addAll.get(clicksIn(code, withCode), through, rowid, code, withCode[0].id, withCode[0].loggedAt);
       if (updated !== undefined) {
-        addDaily(code, batchesWith(code), updated[0]);
+        addDaily(code, withCode, updated[0]);
         continue;
       }
       let at = rowid;
@@ -328,11 +318,7 @@ async function foldPart(
       }
       if (row[2] >= through) continue;
       const some = batchesWith(code, row);
-      add.run(
-        some.reduce((sum, counts) => sum + counts.clicks(code), 0),
-        through,
-        at,
-      );
+      add.run(clicksIn(code, some), through, at);
       addDaily(code, some, row[3]);
     }
   });
@@ -342,6 +328,22 @@ async function foldPart(
     addSome.immediate(start, Math.min(order.length, start + FOLD_ROWS_PER_TRANSACTION));
     await pacer.slice();
   }
+}
+
+/** The clicks of `code` in `batches`. */
+function clicksIn(code: string, batches: readonly PartBatch[]): number {
+  let clicks = 0;
+  for (const { counts } of batches) clicks += counts.clicks(code);
+  return clicks;
+}
+
+/** `codes` sorted, each once (in place). */
+function distinctSorted(codes: string[]): string[] {
+  codes.sort();
+  let kept = 0;
+  for (let i = 0; i < codes.length; i++) if (i === 0 || codes[i] !== codes[kept - 1]) codes[kept++] = codes[i];
+  codes.length = kept;
+  return codes;
 }
 
 /**

@@ -51,6 +51,12 @@ export type WriterReply =
 export interface TaskContext {
   /** A pacer at `duty`, which a `hurry` request speeds up to full speed. */
   pace(duty: number): TaskPacer;
+  /**
+   * Collects the thread's garbage now (a full collection): for a task that has just let go of a
+   * large working set (a part of a fold), which would otherwise stay resident until V8 next
+   * collects the thread's old generation.
+   */
+  collectGarbage(): void;
 }
 
 /**
