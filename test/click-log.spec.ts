@@ -5,6 +5,8 @@ import Database from 'better-sqlite3';
 import { sqliteFilePath } from '../prisma/engine/database-url.js';
 import { SqliteBackgroundWriter, toSqliteDateTime } from '../src/database/sqlite-background-writer.js';
 import { foldClickLog } from '../src/clicks/click-log-fold.js';
+import type { TaskContext } from '../src/database/sqlite-writer-protocol.js';
+import { TaskPacer } from '../src/database/task-pacing.js';
 import { ClickSink } from '../src/clicks/click-sink.js';
 import type { SqliteClickSink } from '../src/clicks/sqlite-click-sink.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
@@ -207,6 +209,48 @@ describe('click log (SQLite)', () => {
     expect(loggedBatches()).toBe(0);
     await start();
     expect(await apiClicks('part2999')).toBe(6);
+  });
+
+  it('collects the writer’s garbage between a fold’s parts, each time after a part’s rows are written', async () => {
+    // 2,000 links with clicks in one batch (~36,000 characters of JSON: four parts of 10,000).
+    const codes = Array.from({ length: 2000 }, (_, i) => `gcpart${String(i).padStart(4, '0')}`);
+    await testApp.close();
+    insertLinks(codes);
+    const loggedAt = toSqliteDateTime(new Date(Date.now() - 30_000));
+    const { through, parts } = withFile((db) => {
+      const counts = JSON.stringify(codes.map((code) => [code, 1]));
+      const id = db.prepare('INSERT INTO click_batches (logged_at, counts) VALUES (?, ?)').run(loggedAt, counts);
+      return { through: Number(id.lastInsertRowid), parts: Math.ceil(counts.length / 10_000) };
+    });
+    expect(parts).toBe(4);
+
+    // The fold on a connection of its own, as the writer's thread runs it, with a context that
+    // records how many of the links were written whenever it is asked to collect.
+    const db = new Database(file, { timeout: 5000 });
+    try {
+      const written = db
+        .prepare<[number], number>(
+          "SELECT count(*) FROM links WHERE code LIKE 'gcpart%' AND clicks = 1 AND clicks_through_batch = ?",
+        )
+        .pluck();
+      const seen: number[] = [];
+      const context: TaskContext = {
+        pace: (duty) => new TaskPacer(duty),
+        collectGarbage: () => seen.push(written.get(through)!),
+      };
+      expect(await foldClickLog.run(db, { spreadMs: 0, partChars: 10_000 }, context)).toBe(through);
+
+      // Once between each two parts (the writer collects after the last, when the task ends).
+      expect(seen).toHaveLength(parts - 1);
+      // Each after a part's rows were written, before the next part's.
+      expect(seen[0]).toBeGreaterThan(0);
+      for (let i = 1; i < seen.length; i++) expect(seen[i]).toBeGreaterThan(seen[i - 1]);
+      expect(seen[seen.length - 1]).toBeLessThan(codes.length);
+      expect(written.get(through)).toBe(codes.length);
+    } finally {
+      db.close();
+    }
+    await start();
   });
 
   it('lets link inserts through during a fold of many rows, and the API never miscounts meanwhile', async () => {

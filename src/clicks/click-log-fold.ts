@@ -164,8 +164,9 @@ async function fold(
     }
     await foldPart(distinctSorted(codes), batches, { db, through, pacer });
     // The part's working set is garbage now; collected here, the next part reuses its room
-    // instead of adding to it (the writer's old generation is otherwise collected rarely).
-    context.collectGarbage();
+    // instead of adding to it (the writer's old generation is otherwise collected rarely). After
+    // the last part the writer collects once the task ends.
+    if (part < bounds.length) context.collectGarbage();
   }
   db.prepare('DELETE FROM click_batches WHERE id <= ?').run(through);
   foldMsPerLoggedChar = pacer.finish() / loggedChars;
