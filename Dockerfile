@@ -44,12 +44,14 @@ RUN node scripts/slim-node-modules.mjs
 # compilers, no dev dependencies, no sources or tests.
 FROM ${NODE_IMAGE} AS runtime
 # CHECKPOINT_DISABLE: the Prisma CLI (`prisma migrate deploy|status` run by an admin) would
-# otherwise try the network for an update check.
+# otherwise try the network for an update check. MALLOC_ARENA_MAX: src/node-flags.ts's START_ENV
+# (glibc reads it only at start; node-flags.spec.ts keeps it in step).
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATABASE_URL=file:/data/shortlink.db \
-    CHECKPOINT_DISABLE=1
+    CHECKPOINT_DISABLE=1 \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json /app/prisma.config.ts ./
 COPY --from=build /app/node_modules ./node_modules

@@ -448,7 +448,9 @@ async function startService(options, database, extraEnv = {}, root = ROOT) {
   const port = await freePort();
   let metricsPort = await freePort();
   while (metricsPort === port) metricsPort = await freePort();
+  const start = await serviceStart(root);
   const env = {
+    ...start.env,
     NODE_ENV: 'production',
     DATABASE_URL: database.url,
     HOST: '127.0.0.1',
@@ -463,25 +465,24 @@ async function startService(options, database, extraEnv = {}, root = ROOT) {
   };
   // --cpu-prof: V8 writes a profile per thread (the event loop, SQLite's writer) when it exits.
   const profile = options.cpuProf ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProf}`] : [];
-  const proc = startProcess(
-    'shortlink',
-    [...(await serviceNodeFlags(root)), ...profile, join(root, 'dist', 'src', 'main.js')],
-    { cwd: root, env },
-  );
+  const proc = startProcess('shortlink', [...start.flags, ...profile, join(root, 'dist', 'src', 'main.js')], {
+    cwd: root,
+    env,
+  });
   await waitForHttp(proc, `http://127.0.0.1:${port}/health`);
   return { name: 'shortlink', proc, port, pid: proc.pid, env: extraEnv, postgresDatabase: database.postgresDatabase };
 }
 
 /**
- * The node options the build in `root` is started with in production (src/node-flags.ts: its
- * package.json scripts and container use the same list), so each build is measured as users run
- * it; none for an earlier build that had no such list.
+ * The node options and environment the build in `root` is started with in production
+ * (src/node-flags.ts: its package.json scripts and container use the same), so each build is
+ * measured as users run it; none for an earlier build that had no such list.
  */
-async function serviceNodeFlags(root) {
+async function serviceStart(root) {
   const file = join(root, 'dist', 'src', 'node-flags.js');
-  if (!existsSync(file)) return [];
-  const { NODE_FLAGS } = await import(pathToFileURL(file).href);
-  return [...NODE_FLAGS];
+  if (!existsSync(file)) return { flags: [], env: {} };
+  const { NODE_FLAGS, START_ENV = {} } = await import(pathToFileURL(file).href);
+  return { flags: [...NODE_FLAGS], env: { ...START_ENV } };
 }
 
 /** Requests every hot code once so the hit scenario starts with them cached. */

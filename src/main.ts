@@ -3,7 +3,7 @@ import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './config/app-config.js';
 import { MigrationError } from './database/migration-error.js';
 import { prepareDatabaseOnThread } from './database/prepare-database-thread.js';
-import { missingNodeFlags } from './node-flags.js';
+import { missingNodeFlags, missingStartEnv, startCommand } from './node-flags.js';
 
 /**
  * V8 settings that keep the service within a small machine's memory (docs/performance.md, "Memory"):
@@ -31,12 +31,11 @@ function tuneV8(): void {
 async function bootstrap(): Promise<void> {
   const config = loadConfig();
   // Node's own options, not the service's configuration: read where node reads them.
-  const missing = missingNodeFlags(process.execArgv, process.env.NODE_OPTIONS);
+  const missing = [...missingStartEnv(process.env), ...missingNodeFlags(process.execArgv, process.env.NODE_OPTIONS)];
   if (missing.length > 0) {
-    const flags = missing.join(' ');
     const msg =
-      `started without node ${flags}: the service holds more memory than it needs (start it with ` +
-      `\`npm run start:prod\` or \`node ${flags} dist/src/main.js\`; docs/operations.md, "Starting the service")`;
+      `started without ${missing.join(' ')}: the service holds more memory than it needs (start it with ` +
+      `\`npm run start:prod\` or \`${startCommand()}\`; docs/operations.md, "Starting the service")`;
     console.error(JSON.stringify({ level: 40, time: Date.now(), msg }));
   }
   await prepareDatabaseOnThread(config.database, {

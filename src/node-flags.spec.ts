@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { missingNodeFlags, NODE_FLAGS, semiSpaceFlagMb } from './node-flags.js';
+import {
+  missingNodeFlags,
+  missingStartEnv,
+  NODE_FLAGS,
+  semiSpaceFlagMb,
+  START_ENV,
+  startCommand,
+} from './node-flags.js';
 
 const root = join(import.meta.dirname, '..');
 const entry = 'dist/src/main.js';
@@ -25,6 +32,53 @@ describe('NODE_FLAGS', () => {
     const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'));
 
     expect(JSON.parse(cmd?.[1] ?? '[]')).toEqual(['node', ...NODE_FLAGS, entry]);
+  });
+});
+
+/** The variables the Dockerfile's last stage (the image that runs) sets with ENV. */
+function imageEnvironment(dockerfile: string): Record<string, string> {
+  const instructions = dockerfile.replace(/\\\n/g, ' ').split('\n');
+  const runtime = instructions.slice(instructions.findLastIndex((line) => /^FROM\s/.test(line)));
+  const env: Record<string, string> = {};
+  for (const line of runtime.filter((instruction) => /^ENV\s/.test(instruction))) {
+    for (const [, name, value] of line.matchAll(/(\w+)=(\S+)/g)) env[name] = value;
+  }
+  return env;
+}
+
+describe('START_ENV', () => {
+  it('is what package.json starts the service with, before the node flags', () => {
+    const { scripts } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+
+    expect(startCommand()).toBe(`MALLOC_ARENA_MAX=2 node ${NODE_FLAGS.join(' ')} ${entry}`);
+    expect(scripts['start:prod']).toBe(startCommand());
+    expect(scripts.start).toBe(`npm run build && ${startCommand()}`);
+  });
+
+  it("is set in the container image's environment", () => {
+    const env = imageEnvironment(readFileSync(join(root, 'Dockerfile'), 'utf8'));
+
+    expect(env).toMatchObject(START_ENV);
+    expect(env.NODE_ENV).toBe('production');
+  });
+
+  it('is the start command the README and the operations guide give', () => {
+    for (const doc of ['README.md', 'docs/operations.md']) {
+      expect(readFileSync(join(root, doc), 'utf8')).toContain(startCommand());
+    }
+  });
+});
+
+describe('missingStartEnv', () => {
+  it('finds none when each variable has its value', () => {
+    expect(missingStartEnv({ ...START_ENV, PATH: '/usr/bin' })).toEqual([]);
+  });
+
+  it('lists those unset or set to something else, as they should be set', () => {
+    expect(missingStartEnv({})).toEqual(['MALLOC_ARENA_MAX=2']);
+    expect(missingStartEnv({ MALLOC_ARENA_MAX: '8' })).toEqual(['MALLOC_ARENA_MAX=2']);
   });
 });
 

@@ -20,6 +20,34 @@
  */
 export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--v8-pool-size=1'];
 
+/**
+ * Environment variables the service must be started with, beside NODE_FLAGS, for the same reason:
+ * the C library reads them only when the process starts. The same places repeat them
+ * (package.json's start scripts, the Dockerfile's ENV, the docs; node-flags.spec.ts), the
+ * benchmark sets them, and main.ts warns when one is missing.
+ *
+ * - `MALLOC_ARENA_MAX=2`: glibc gives every thread that allocates (the SQLite writer, V8's
+ *   background thread, libuv's pool) a malloc arena of its own, up to eight per core, and an arena
+ *   keeps what was freed in it: 14 MiB in four such arenas at the benchmark's rows on SQLite. With
+ *   two, the main thread keeps its own and the others share one: 5-10 MiB less at every row, and
+ *   no CPU measurable (docs/performance.md, "Memory"). The main thread never waits for another's
+ *   arena, so the request path is unchanged. C libraries other than glibc ignore it.
+ */
+export const START_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+
+/** The shell command that starts the built service as it must be: START_ENV, then node with NODE_FLAGS. */
+export function startCommand(): string {
+  const env = Object.entries(START_ENV).map(([name, value]) => `${name}=${value}`);
+  return [...env, 'node', ...NODE_FLAGS, 'dist/src/main.js'].join(' ');
+}
+
+/** START_ENV's settings (`NAME=value`) that `env` lacks or sets to something else. */
+export function missingStartEnv(env: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.entries(START_ENV)
+    .filter(([name, value]) => env[name] !== value)
+    .map(([name, value]) => `${name}=${value}`);
+}
+
 /** The flags of NODE_FLAGS this process was started without (on node's command line or in NODE_OPTIONS). */
 export function missingNodeFlags(execArgv: readonly string[], nodeOptions: string | undefined): string[] {
   const given = new Set([...execArgv, ...(nodeOptions ?? '').split(/\s+/)]);

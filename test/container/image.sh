@@ -121,6 +121,9 @@ pm run -d --name "$first" -p "127.0.0.1:$port:3000" -v "$volume:/data" \
 wait_http "http://127.0.0.1:$port/health/ready"
 pm healthcheck run "$first" >/dev/null || fail "the image's HEALTHCHECK fails on a running container"
 echo "HEALTHCHECK passes"
+# The service warns at start when node's options or src/node-flags.ts's START_ENV are missing.
+if started=$(pm logs "$first" 2>&1 | grep 'started without'); then fail "the image starts the service $started"; fi
+echo "started with its node options and environment (no warning)"
 front=$(curl -fsS "http://127.0.0.1:$port/") || fail "the front page is not served"
 grep -q '<form' <<<"$front" || fail "the front page has no form"
 curl -fsS -o /dev/null "http://127.0.0.1:$port/login" || fail "the sign-in page is not served"
