@@ -30,8 +30,8 @@ export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--v8-p
  *   background thread, libuv's pool) a malloc arena of its own, up to eight per core, and an arena
  *   keeps what was freed in it: 14 MiB in four such arenas at the benchmark's rows on SQLite. With
  *   two, all threads share the main thread's arena and one more (glibc hands them out in turn):
- *   5-10 MiB less at every row, and no CPU measurable (docs/performance.md, "Memory"); the other
- *   threads allocate little while requests are served. C libraries other than glibc ignore it.
+ *   5-10 MiB less at every row, and no CPU cost the benchmark could resolve (docs/performance.md,
+ *   "Memory"). C libraries other than glibc ignore it.
  */
 export const START_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
 
