@@ -35,17 +35,21 @@ export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--v8-p
  */
 export const START_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
 
+/** START_ENV's variables whose value `env` does not have (all of them when `env` is omitted), as a shell writes them: `NAME=value`. */
+function startEnvSettings(env?: Readonly<Record<string, string | undefined>>): string[] {
+  return Object.entries(START_ENV)
+    .filter(([name, value]) => env?.[name] !== value)
+    .map(([name, value]) => `${name}=${value}`);
+}
+
 /** The shell command that starts the built service as it must be: START_ENV, then node with NODE_FLAGS. */
 export function startCommand(): string {
-  const env = Object.entries(START_ENV).map(([name, value]) => `${name}=${value}`);
-  return [...env, 'node', ...NODE_FLAGS, 'dist/src/main.js'].join(' ');
+  return [...startEnvSettings(), 'node', ...NODE_FLAGS, 'dist/src/main.js'].join(' ');
 }
 
 /** START_ENV's settings (`NAME=value`) that `env` lacks or sets to something else. */
 export function missingStartEnv(env: Readonly<Record<string, string | undefined>>): string[] {
-  return Object.entries(START_ENV)
-    .filter(([name, value]) => env[name] !== value)
-    .map(([name, value]) => `${name}=${value}`);
+  return startEnvSettings(env);
 }
 
 /** The flags of NODE_FLAGS this process was started without (on node's command line or in NODE_OPTIONS). */

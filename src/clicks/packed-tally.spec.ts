@@ -90,6 +90,23 @@ describe('packed batches', () => {
     expect(sut.tally('nothere')).toEqual(new Map());
   });
 
+  it('find each of many codes, of any length and alphabet, and none that is only a prefix or an extension of one', () => {
+    // Enough codes for the hash table's probes to collide and wrap, some one character apart.
+    const codes = [...Array.from({ length: 5000 }, (_, i) => `c${i.toString(36)}`), 'my-alias', 'café', 'ссылка', '😀'];
+    const counts: ClickTally = new Map(
+      codes.map((code, i) => [code, new Map([['2026-11-24', day(i + 1, 0, [], [])]])]),
+    );
+
+    const sut = packTally(counts);
+
+    expect(sut.size).toBe(codes.length);
+    expect([...sut.codes()]).toEqual(codes);
+    codes.forEach((code, i) => expect(sut.clicks(code)).toBe(i + 1));
+    for (const absent of ['c', 'my-alia', 'my-aliass', 'cafe', 'ссылк', '😁', '', 'c0c1']) {
+      expect(sut.has(absent)).toBe(false);
+    }
+  });
+
   it('read batches logged before daily counts existed: their day, no referrer', () => {
     const sut = parsePackedTally('[["abc1234",7],["other00",[["2026-11-24",2,[["news.example",2]]]]]]', '2026-11-20');
 

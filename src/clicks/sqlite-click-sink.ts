@@ -9,7 +9,7 @@ import { packTally, parsePackedTally } from './packed-tally.js';
 
 /**
  * The click log is folded into the links once it holds this many code counts (one per code per
- * batch; 125-190 bytes each while logged, packed, see PackedBatch: up to 24-36 MiB here,
+ * batch; 29-78 bytes of heap each while logged, packed, see PackedBatch: up to 6-16 MiB here,
  * reached within FOLD_AFTER_MS only when over 3,000 different links are clicked a second) …
  */
 export const FOLD_AFTER_LOGGED_CODES = 200_000;
