@@ -1,0 +1,217 @@
+#!/usr/bin/env node
+// Instructions per cached redirect: shortlink against bare node:http, counted by valgrind's
+// callgrind. The benchmark's ratio of requests per second (and its CPU time per request) moves
+// with this shared machine's load by more than the 0.80 × target's margin from one run to the
+// next; a count of instructions does not (the same total for the same program and input, whatever
+// else the machine is doing). It answers the question the ratio cannot settle on a noisy day: how
+// much more work a cached redirect is in shortlink than in the fastest server Node can run.
+//
+// Each server runs under callgrind with its instrumentation off while it starts and is warmed up
+// (V8 compiles the hot path as it would without valgrind), then on for exactly --requests cached
+// redirects at --connections connections, cycling over --links codes. The count covers all of the
+// process's threads (the SQLite writer recording the clicks, V8's background thread), in user
+// space only: the kernel's work for the sockets is not in it, and is the same for both servers
+// (one read and one write per request).
+//
+// Usage: npm run build && node bench/studies/redirect-instructions.mjs [--rounds 2] [--requests 20000]
+//          [--warmup 30000] [--connections 10] [--links 1000] [--build <another checkout, built>]
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { seededCode } from '../lib/codes.mjs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '../lib/processes.mjs';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const { values: flags } = parseArgs({
+  options: {
+    rounds: { type: 'string', default: '2' },
+    requests: { type: 'string', default: '20000' },
+    warmup: { type: 'string', default: '30000' },
+    connections: { type: 'string', default: '10' },
+    links: { type: 'string', default: '1000' },
+    build: { type: 'string', multiple: true, default: [] },
+  },
+});
+const ROUNDS = Number(flags.rounds);
+const REQUESTS = Number(flags.requests);
+const WARMUP = Number(flags.warmup);
+const CONNECTIONS = Number(flags.connections);
+const LINKS = Number(flags.links);
+const BUILDS = [ROOT, ...flags.build.map((path) => resolve(path))];
+
+execFileSync('valgrind', ['--version']);
+
+/**
+ * A node process under callgrind, instrumentation off until `count` turns it on.
+ * @param {string[]} args  node's arguments
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv }} options
+ */
+function underCallgrind(args, options) {
+  const dir = mkdtempSync(join(tmpdir(), 'shortlink-callgrind-'));
+  const child = spawn(
+    'valgrind',
+    [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      // V8 writes the machine code it compiles into anonymous memory and patches it in place.
+      '--smc-check=all-non-file',
+      `--callgrind-out-file=${join(dir, 'callgrind.out')}`,
+      process.execPath,
+      ...args,
+    ],
+    { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr = (stderr + chunk).slice(-8000)));
+  const exited = new Promise((done) => child.once('exit', done));
+  const dumps = () => readdirSync(dir).filter((file) => /^callgrind\.out\.\d+$/.test(file));
+  // vgdb finds the process by a pipe named after the HOST variable valgrind saw (the service's is its
+  // listening address).
+  const controlEnv = { ...process.env, HOST: options.env?.HOST ?? process.env.HOST };
+  const control = (...flag) =>
+    execFileSync('callgrind_control', [...flag, String(child.pid)], { stdio: 'pipe', env: controlEnv });
+  return {
+    name: args.at(-1) ?? 'node',
+    pid: /** @type {number} */ (child.pid),
+    child,
+    exited,
+    stderr: () => stderr,
+    /** Instructions the process runs while `work` does, all threads. */
+    async count(work) {
+      control('--instr=on');
+      control('--zero');
+      await work();
+      const earlier = new Set(dumps());
+      control('--dump');
+      control('--instr=off');
+      // callgrind writes the dump (callgrind.out.<n>) when the process next runs its code.
+      for (let waited = 0; waited < 120_000; waited += 500) {
+        for (const file of dumps().filter((name) => !earlier.has(name))) {
+          const totals = /^(?:totals|summary): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
+          if (totals) return Number(totals[1]);
+        }
+        await sleep(500);
+      }
+      throw new Error(`callgrind wrote no dump in ${dir}`);
+    },
+    async stop() {
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+      await exited;
+      clearTimeout(timer);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Resolves once `url` answers (a redirect is not followed) as `ready` wants; fails if the process
+ * exits first.
+ */
+async function waitForAnswer(proc, url, ready = (/** @type {Response} */ _response) => true) {
+  let exited = false;
+  void proc.exited.then(() => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`${proc.name} exited during start-up:\n${proc.stderr()}`);
+    try {
+      if (ready(await fetch(url, { redirect: 'manual' }))) return;
+    } catch {
+      // not listening yet: under valgrind a start takes a minute or more
+    }
+    await sleep(500);
+  }
+}
+
+/** `amount` GET requests cycling over `paths`; fails unless every one is answered 302. */
+async function redirects(port, paths, amount) {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    amount,
+    timeout: 120,
+    requests: paths.map((path) => ({ method: 'GET', path })),
+  });
+  const redirected = result.statusCodeStats?.['302']?.count ?? 0;
+  if (redirected !== amount || result.errors > 0) {
+    throw new Error(`${redirected} of ${amount} answered 302, ${result.errors} errors, ${result.timeouts} timeouts`);
+  }
+}
+
+/** Bare node:http answering from a Map of the benchmark's seeded codes. */
+async function nodeHttp() {
+  const port = await freePort();
+  const proc = underCallgrind([join(ROOT, 'bench', 'baselines', 'node-http.mjs'), String(port), String(LINKS)], {});
+  await waitForAnswer(proc, `http://127.0.0.1:${port}/${seededCode(0)}`);
+  return { name: 'node:http', proc, port, paths: Array.from({ length: LINKS }, (_, i) => `/${seededCode(i)}`) };
+}
+
+/** The service built in `root`, started as its start scripts start it, on a new SQLite file of LINKS links. */
+async function shortlink(root) {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'shortlink-instructions-'));
+  const startFile = join(root, 'dist', 'src', 'node-flags.js');
+  const { NODE_FLAGS = [], START_ENV = {} } = existsSync(startFile) ? await import(pathToFileURL(startFile).href) : {};
+  const proc = underCallgrind([...NODE_FLAGS, join(root, 'dist', 'src', 'main.js')], {
+    cwd: root,
+    env: {
+      ...START_ENV,
+      NODE_ENV: 'production',
+      DATABASE_URL: `file:${join(dir, 'bench.db')}`,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      SHORT_BASE_URL: `http://127.0.0.1:${port}`,
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_ANONYMOUS: '1000000000',
+      RATE_LIMIT_TOKEN: '1000000000',
+    },
+  });
+  await waitForAnswer(proc, `http://127.0.0.1:${port}/health`, (response) => response.ok);
+  const paths = [];
+  for (let i = 0; i < LINKS; i++) {
+    const response = await fetch(`http://127.0.0.1:${port}/api/links`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `https://example.com/articles/${i}` }),
+    });
+    if (response.status !== 201) throw new Error(`creating a link: ${response.status} ${await response.text()}`);
+    paths.push(`/${/** @type {{ code: string }} */ (await response.json()).code}`);
+  }
+  const name = root === ROOT ? 'shortlink' : `shortlink (${root})`;
+  return { name, proc, port, paths, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const log = (message) => process.stderr.write(`${message}\n`);
+/** @type {Map<string, number[]>} */
+const perRequest = new Map();
+for (let round = 1; round <= ROUNDS; round++) {
+  const starters = [() => nodeHttp(), ...BUILDS.map((root) => () => shortlink(root))];
+  // Every other round in reverse order, as the benchmark does (the count does not depend on it).
+  if (round % 2 === 0) starters.reverse();
+  for (const start of starters) {
+    const server = await start();
+    try {
+      await redirects(server.port, server.paths, WARMUP);
+      const instructions = await server.proc.count(() => redirects(server.port, server.paths, REQUESTS));
+      const each = instructions / REQUESTS;
+      perRequest.set(server.name, [...(perRequest.get(server.name) ?? []), each]);
+      log(`round ${round}: ${server.name}: ${Math.round(each).toLocaleString('en')} instructions a cached redirect`);
+    } finally {
+      await server.proc.stop();
+      server.cleanup?.();
+    }
+  }
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const baseline = median(perRequest.get('node:http') ?? [NaN]);
+console.log(`| server | instructions a cached redirect (rounds) | × node:http |`);
+console.log('| --- | --- | --- |');
+for (const [name, values] of perRequest) {
+  const rounds = values.map((value) => Math.round(value).toLocaleString('en')).join(', ');
+  console.log(`| ${name} | ${rounds} | ${(median(values) / baseline).toFixed(2)} |`);
+}
