@@ -2,10 +2,11 @@
 // Instructions per cached redirect: shortlink against bare node:http, counted by valgrind's
 // callgrind. The benchmark's ratio of requests per second (and its CPU time per request) moves
 // with this shared machine's load by more than the 0.80 × target's margin from one run to the
-// next; a count of instructions barely moves (the same program doing the same work runs the same
-// instructions, whatever else the machine is doing). It answers what the ratio cannot settle on a
-// noisy day: how much work a cached redirect is in one build against another, and against the
-// fastest server Node can run.
+// next; a count of instructions does not depend on what else the machine is doing. Bare node:http's
+// repeats within 3 %. The service's rounds still scatter, by 30,000-40,000 instructions a request
+// between a low round and a high one, from work that runs in one window and not in another (not
+// identified yet; docs/performance.md, "Cached redirects counted in instructions"): compare
+// several rounds, and builds by their low rounds.
 //
 // Each server runs under callgrind with its instrumentation off while it starts and is warmed up
 // (V8 compiles the hot path as it would without valgrind), then on for exactly --requests cached
@@ -98,7 +99,8 @@ function underCallgrind(args, options) {
       const earlier = new Set(dumps());
       control('--dump');
       control('--instr=off');
-      // callgrind writes the dumps when the process next runs its code; the main thread's last.
+      // callgrind writes the dumps (one a thread) when the process next runs its code: read them
+      // once the main thread's is there, and a second later for the others.
       for (let waited = 0; waited < 120_000; waited += 500) {
         const written = dumps().filter((name) => !earlier.has(name));
         if (written.some((name) => name.endsWith('-01'))) {
