@@ -35,21 +35,17 @@ export const NODE_FLAGS: readonly string[] = ['--max-semi-space-size=8', '--v8-p
  */
 export const START_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
 
-/** START_ENV's variables whose value `env` does not have (all of them when `env` is omitted), as a shell writes them: `NAME=value`. */
-function startEnvSettings(env?: Readonly<Record<string, string | undefined>>): string[] {
-  return Object.entries(START_ENV)
-    .filter(([name, value]) => env?.[name] !== value)
-    .map(([name, value]) => `${name}=${value}`);
-}
-
 /** The shell command that starts the built service as it must be: START_ENV, then node with NODE_FLAGS. */
 export function startCommand(): string {
-  return [...startEnvSettings(), 'node', ...NODE_FLAGS, 'dist/src/main.js'].join(' ');
+  // Every setting is missing from an empty environment, so this is all of START_ENV.
+  return [...missingStartEnv({}), 'node', ...NODE_FLAGS, 'dist/src/main.js'].join(' ');
 }
 
-/** START_ENV's settings (`NAME=value`) that `env` lacks or sets to something else. */
+/** START_ENV's settings that `env` lacks or sets to something else, as a shell writes them: `NAME=value`. */
 export function missingStartEnv(env: Readonly<Record<string, string | undefined>>): string[] {
-  return startEnvSettings(env);
+  return Object.entries(START_ENV)
+    .filter(([name, value]) => env[name] !== value)
+    .map(([name, value]) => `${name}=${value}`);
 }
 
 /** The flags of NODE_FLAGS this process was started without (on node's command line or in NODE_OPTIONS). */

@@ -62,19 +62,20 @@ export function startProcess(name, args, options = {}) {
 }
 
 /**
- * Resolves once `url` answers 200, fails if the process exits first or `timeoutMs` passes.
- * @param {ReturnType<typeof startProcess>} proc
+ * Resolves once `url` answers as `ready` wants (by default 200; a redirect is not followed), fails
+ * if the process exits first or `timeoutMs` passes.
+ * @param {{ name: string, exited: Promise<unknown>, stderr: () => string }} proc
  * @param {string} url
+ * @param {{ timeoutMs?: number, ready?: (response: Response) => boolean }} [options]
  */
-export async function waitForHttp(proc, url, timeoutMs = 120_000) {
+export async function waitForHttp(proc, url, { timeoutMs = 120_000, ready = (response) => response.ok } = {}) {
   const deadline = Date.now() + timeoutMs;
   let exited = false;
   void proc.exited.then(() => (exited = true));
   while (Date.now() < deadline) {
     if (exited) throw new Error(`${proc.name} exited during start-up:\n${proc.stderr()}`);
     try {
-      const response = await fetch(url);
-      if (response.ok) return;
+      if (ready(await fetch(url, { redirect: 'manual' }))) return;
     } catch {
       // not listening yet
     }

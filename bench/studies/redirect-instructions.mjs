@@ -32,7 +32,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { seededCode } from '../lib/codes.mjs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '../lib/processes.mjs';
+import { freePort, waitForHttp } from '../lib/processes.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const { values: flags } = parseArgs({
@@ -129,23 +129,8 @@ function underCallgrind(args, options) {
   };
 }
 
-/**
- * Resolves once `url` answers (a redirect is not followed) as `ready` wants; fails if the process
- * exits first.
- */
-async function waitForAnswer(proc, url, ready = (/** @type {Response} */ _response) => true) {
-  let exited = false;
-  void proc.exited.then(() => (exited = true));
-  for (;;) {
-    if (exited) throw new Error(`${proc.name} exited during start-up:\n${proc.stderr()}`);
-    try {
-      if (ready(await fetch(url, { redirect: 'manual' }))) return;
-    } catch {
-      // not listening yet: under valgrind a start takes a minute or more
-    }
-    await sleep(500);
-  }
-}
+// Under valgrind a start takes a minute or more.
+const START_TIMEOUT_MS = 15 * 60_000;
 
 /** `amount` GET requests cycling over `paths`; fails unless every one is answered 302. */
 async function redirects(port, paths, amount) {
@@ -166,7 +151,10 @@ async function redirects(port, paths, amount) {
 async function nodeHttp() {
   const port = await freePort();
   const proc = underCallgrind([join(ROOT, 'bench', 'baselines', 'node-http.mjs'), String(port), String(LINKS)], {});
-  await waitForAnswer(proc, `http://127.0.0.1:${port}/${seededCode(0)}`);
+  await waitForHttp(proc, `http://127.0.0.1:${port}/${seededCode(0)}`, {
+    timeoutMs: START_TIMEOUT_MS,
+    ready: () => true,
+  });
   return { name: 'node:http', proc, port, paths: Array.from({ length: LINKS }, (_, i) => `/${seededCode(i)}`) };
 }
 
@@ -193,7 +181,7 @@ async function shortlink(root) {
       REDIRECT_CACHE_TTL_SECONDS: '86400',
     },
   });
-  await waitForAnswer(proc, `http://127.0.0.1:${port}/health`, (response) => response.ok);
+  await waitForHttp(proc, `http://127.0.0.1:${port}/health`, { timeoutMs: START_TIMEOUT_MS });
   const paths = [];
   for (let i = 0; i < LINKS; i++) {
     const response = await fetch(`http://127.0.0.1:${port}/api/links`, {
