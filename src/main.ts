@@ -1,3 +1,5 @@
+// First, before the modules that start the service load: see the file.
+import './tick-object-shapes.js';
 import v8 from 'node:v8';
 import { createApp } from './app.factory.js';
 import { ConfigError, loadConfig } from './config/app-config.js';

@@ -23,8 +23,11 @@
 //
 // Usage: npm run build && node bench/studies/redirect-instructions.mjs [--rounds 2] [--requests 10000]
 //          [--warmup 20000] [--connections 10] [--links 1000] [--build <another checkout, built>]...
+//          [--windows 1] [--keep <dir>] [--without-node-http]
+// --windows counts that many windows one after another in each started server (each a figure of its
+// own); --keep copies every window's dumps to <dir> for callgrind_annotate.
 import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -43,6 +46,9 @@ const { values: flags } = parseArgs({
     connections: { type: 'string', default: '10' },
     links: { type: 'string', default: '1000' },
     build: { type: 'string', multiple: true, default: [] },
+    windows: { type: 'string', default: '1' },
+    keep: { type: 'string' },
+    'without-node-http': { type: 'boolean', default: false },
   },
 });
 const ROUNDS = Number(flags.rounds);
@@ -51,6 +57,10 @@ const WARMUP = Number(flags.warmup);
 const CONNECTIONS = Number(flags.connections);
 const LINKS = Number(flags.links);
 const BUILDS = [ROOT, ...flags.build.map((path) => resolve(path))];
+const WINDOWS = Number(flags.windows);
+/** Where each window's dumps are kept for callgrind_annotate (they are deleted otherwise). */
+const KEEP = flags.keep === undefined ? undefined : resolve(flags.keep);
+if (KEEP) mkdirSync(KEEP, { recursive: true });
 
 execFileSync('valgrind', ['--version']);
 
@@ -91,8 +101,11 @@ function underCallgrind(args, options) {
     child,
     exited,
     stderr: () => stderr,
-    /** Instructions the process runs while `work` does: its main thread's and all threads'. */
-    async count(work) {
+    /**
+     * Instructions the process runs while `work` does: its main thread's and all threads'. With
+     * `keepAs`, the dumps are copied to KEEP as `<keepAs>-<thread>`.
+     */
+    async count(work, keepAs) {
       control('--instr=on');
       control('--zero');
       await work();
@@ -111,6 +124,7 @@ function underCallgrind(args, options) {
             const totals = /^(?:totals|summary): (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
             if (!totals) throw new Error(`no totals in ${file}`);
             all += Number(totals[1]);
+            if (KEEP && keepAs) copyFileSync(join(dir, file), join(KEEP, `${keepAs}-${file.split('-').at(-1)}`));
             if (file.endsWith('-01')) main = Number(totals[1]);
           }
           return { main, all };
@@ -200,20 +214,26 @@ const log = (message) => process.stderr.write(`${message}\n`);
 /** @type {Map<string, { main: number, all: number }[]>} */
 const perRequest = new Map();
 for (let round = 1; round <= ROUNDS; round++) {
-  const starters = [() => nodeHttp(), ...BUILDS.map((root) => () => shortlink(root))];
+  const starters = [
+    ...(flags['without-node-http'] ? [] : [() => nodeHttp()]),
+    ...BUILDS.map((root) => () => shortlink(root)),
+  ];
   // Every other round in reverse order, as the benchmark does.
   if (round % 2 === 0) starters.reverse();
   for (const start of starters) {
     const server = await start();
     try {
       await redirects(server.port, server.paths, WARMUP);
-      const { main, all } = await server.proc.count(() => redirects(server.port, server.paths, REQUESTS));
-      const each = { main: main / REQUESTS, all: all / REQUESTS };
-      perRequest.set(server.name, [...(perRequest.get(server.name) ?? []), each]);
-      const format = (value) => Math.round(value).toLocaleString('en');
-      log(
-        `round ${round}: ${server.name}: ${format(each.main)} instructions a cached redirect (all threads ${format(each.all)})`,
-      );
+      for (let window = 1; window <= WINDOWS; window++) {
+        const keepAs = `${server.name.replace(/[^\w.-]+/g, '_')}-round${round}-window${window}`;
+        const { main, all } = await server.proc.count(() => redirects(server.port, server.paths, REQUESTS), keepAs);
+        const each = { main: main / REQUESTS, all: all / REQUESTS };
+        perRequest.set(server.name, [...(perRequest.get(server.name) ?? []), each]);
+        const format = (value) => Math.round(value).toLocaleString('en');
+        log(
+          `round ${round}, window ${window}: ${server.name}: ${format(each.main)} instructions a cached redirect (all threads ${format(each.all)})`,
+        );
+      }
     } finally {
       await server.proc.stop();
       server.cleanup?.();
@@ -226,6 +246,7 @@ const format = (value) => Math.round(value).toLocaleString('en');
 const baseline = perRequest.get('node:http') ?? [];
 const baseMain = median(baseline.map(({ main }) => main));
 const baseAll = median(baseline.map(({ all }) => all));
+const ratio = (value, base) => (base === undefined ? '—' : (value / base).toFixed(2));
 console.log(
   '| server | main thread, instructions a redirect (rounds) | × node:http | all threads (rounds) | × node:http |',
 );
@@ -234,6 +255,6 @@ for (const [name, values] of perRequest) {
   const main = values.map((value) => value.main);
   const all = values.map((value) => value.all);
   console.log(
-    `| ${name} | ${main.map(format).join(', ')} | ${(median(main) / baseMain).toFixed(2)} | ${all.map(format).join(', ')} | ${(median(all) / baseAll).toFixed(2)} |`,
+    `| ${name} | ${main.map(format).join(', ')} | ${ratio(median(main), baseMain)} | ${all.map(format).join(', ')} | ${ratio(median(all), baseAll)} |`,
   );
 }

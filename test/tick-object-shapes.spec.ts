@@ -1,0 +1,88 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startServerProcess, type ServerProcess } from './support/server-process.js';
+
+const PROBE = fileURLToPath(new URL('./support/tick-object-probe.mjs', import.meta.url));
+const CONNECTIONS = 10;
+
+/** The state of each feedback slot V8 keeps for the tick object literal in `nextTick`, as the probe printed it. */
+function tickLiteralFeedback(stdout: string): string[] {
+  return [...stdout.matchAll(/slot #\d+ DefineKeyedOwnPropertyInLiteral (\w+)/g)].map((match) => match[1]);
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/**
+ * src/tick-object-shapes.ts. The real server, from source: cached redirects, then a full garbage
+ * collection while it is idle (no tick object alive), three times, then more redirects. Without the kept tick
+ * object the collection took V8's maps of tick objects, `nextTick`'s feedback for their literal
+ * turned megamorphic, and every later tick object was built by V8's runtime.
+ */
+describe('the tick objects of a request', () => {
+  let dir: string;
+  let server: ServerProcess | undefined;
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'shortlink-tick-objects-'));
+  });
+
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('are still built inline after a full collection while the server is idle: every slot of their literal monomorphic', async () => {
+    server = await startServerProcess({
+      DATABASE_URL: `file:${join(dir, 'shortlink.db')}`,
+      NODE_OPTIONS: `--import ${PROBE}`,
+      LOG_LEVEL: 'warn',
+    });
+    const created = await fetch(`${server.baseUrl}/api/links`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/tick-objects' }),
+    });
+    expect(created.status).toBe(201);
+    const { code } = (await created.json()) as { code: string };
+    const redirects = async (amount: number) => {
+      const url = `${server!.baseUrl}/${code}`;
+      await Promise.all(
+        Array.from({ length: CONNECTIONS }, async () => {
+          for (let i = 0; i < amount / CONNECTIONS; i++) {
+            const response = await fetch(url, { redirect: 'manual' });
+            expect(response.status).toBe(302);
+          }
+        }),
+      );
+    };
+
+    // Each collection could find a tick object alive by chance: three of them.
+    for (let round = 1; round <= 3; round++) {
+      await redirects(1_000);
+      server.child.kill('SIGURG');
+      await until(() => server!.output().stdout.includes(`collected ${round}\n`), 'the collection');
+    }
+    await redirects(1_000);
+    await until(() => {
+      server!.child.kill('SIGWINCH');
+      return tickLiteralFeedback(server!.output().stdout).length >= 4;
+    }, "nextTick's description");
+
+    // Four properties, four slots: the two symbol keys, callback and args.
+    expect(tickLiteralFeedback(server.output().stdout).slice(0, 4)).toEqual([
+      'MONOMORPHIC',
+      'MONOMORPHIC',
+      'MONOMORPHIC',
+      'MONOMORPHIC',
+    ]);
+  }, 120_000);
+});
