@@ -17,9 +17,10 @@ import { executionAsyncResource } from 'node:async_hooks';
  *
  * Inside a `nextTick` callback Node's current async resource is the tick object itself. Kept here,
  * its map stays alive and holds the maps before it (each map points to the one it was made from).
- * Imported first by main.ts, before `nextTick` has run often enough to remember anything; the CLI
- * and the tests do not import it.
+ * Imported first by main.ts, before `nextTick` has run often enough to remember anything: the
+ * service's process only (the CLI and the tests' in-process apps do not load main.ts).
  */
+/** The one tick object kept (an array so that the module has nothing to reassign). */
 export const keptTickObjects: object[] = [];
 
 process.nextTick(() => keptTickObjects.push(executionAsyncResource()));
