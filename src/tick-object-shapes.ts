@@ -14,6 +14,7 @@ import { executionAsyncResource } from 'node:async_hooks';
  * per cached redirect, a third of its cost. It happened in most starts of the service (its full
  * collections are frequent, see main.ts's `--heap-growing-percent`) and in none of bare node:http
  * (docs/performance.md, "Cached redirects counted in instructions"; test/tick-object-shapes.spec.ts).
+ * Plain Node.js does the same, 20 and 22 alike: bench/studies/tick-object-maps.mjs shows it.
  *
  * Inside a `nextTick` callback Node's current async resource is the tick object itself. Kept here,
  * its map stays alive and holds the maps before it (each map points to the one it was made from).

@@ -77,12 +77,9 @@ describe('the tick objects of a request', () => {
       return tickLiteralFeedback(server!.output().stdout).length >= 4;
     }, "nextTick's description");
 
-    // Four properties, four slots: the two symbol keys, callback and args.
-    expect(tickLiteralFeedback(server.output().stdout).slice(0, 4)).toEqual([
-      'MONOMORPHIC',
-      'MONOMORPHIC',
-      'MONOMORPHIC',
-      'MONOMORPHIC',
-    ]);
+    // One slot a property (four on Node.js 20: the two symbol keys, callback and args; five on 22).
+    const slots = tickLiteralFeedback(server.output().stdout);
+    expect(slots.length).toBeGreaterThanOrEqual(4);
+    expect(slots.filter((state) => state !== 'MONOMORPHIC')).toEqual([]);
   }, 120_000);
 });
