@@ -1,9 +1,12 @@
+import { jest } from '@jest/globals';
 import { ClickSink } from '../src/clicks/click-sink.js';
+import { ClicksRepository } from '../src/clicks/clicks.repository.js';
 import { SqliteClickSink } from '../src/clicks/sqlite-click-sink.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { eventually } from './support/eventually.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { testDatabaseKind } from './support/test-database.js';
 
 type Counts<K extends string> = Array<Record<K, string> & { clicks: number }>;
 
@@ -330,6 +333,58 @@ describe('Visitor breakdowns: GET /api/links/{code}/clicks and GET /api/clicks',
     await eventually(expectFew);
     await fold();
     await expectFew();
+  }, 60_000);
+
+  it("ranks an account's links on folded and logged clicks together when over 1,000 of them are logged", async () => {
+    // On SQLite, with 1,000 or more of the account's links in the click log, the overview sums
+    // every link's folded days at once (everyCode) and adds the logged clicks to them in memory.
+    await fold();
+    const big = await createAccountWithToken(testApp);
+    const codes: string[] = [];
+    for (const size of [600, 500]) {
+      const response = await testApp.request('/api/links/bulk', {
+        method: 'POST',
+        headers: big.bearer,
+        json: { links: Array.from({ length: size }, (_, i) => ({ url: `https://example.com/big/${size}/${i}` })) },
+      });
+      expect(response.status).toBe(200);
+      const { data } = (await response.json()) as { data: Array<{ link: { code: string } }> };
+      codes.push(...data.map((item) => item.link.code));
+    }
+    const [both, foldedOnly, fewer, ...rest] = codes;
+    // Folded first: 3 on `both`, 4 on `foldedOnly`, 2 on `fewer`.
+    for (const code of [both, both, both, foldedOnly, foldedOnly, foldedOnly, foldedOnly, fewer, fewer]) {
+      await visit(code, FIREFOX_LINUX, US);
+    }
+    await eventually(async () => expect((await read<AccountClicks>('/api/clicks?days=1', big)).total).toBe(9));
+    await fold();
+    // Then logged: every link but `foldedOnly` once, `both` once more.
+    const wave = [both, both, fewer, ...rest];
+    for (let i = 0; i < wave.length; i += 50) {
+      await Promise.all(wave.slice(i, i + 50).map((code) => visit(code, FIREFOX_LINUX, US)));
+    }
+    const ones = [...rest].sort().slice(0, 7);
+    const expected = {
+      total: 9 + wave.length,
+      links: [
+        { code: both, clicks: 5 },
+        { code: foldedOnly, clicks: 4 },
+        { code: fewer, clicks: 3 },
+        ...ones.map((code) => ({ code, clicks: 1 })),
+      ],
+    };
+    const reads = jest.spyOn(testApp.app.get(ClicksRepository), 'accountClicks');
+    try {
+      await eventually(async () =>
+        expect(await read<AccountClicks>('/api/clicks?days=1', big)).toMatchObject(expected),
+      );
+      const everyCode = await reads.mock.results.at(-1)?.value;
+      expect(everyCode).toMatchObject({ everyCode: testDatabaseKind() === 'sqlite' });
+    } finally {
+      reads.mockRestore();
+    }
+    await fold();
+    expect(await read<AccountClicks>('/api/clicks?days=1', big)).toMatchObject(expected);
   }, 60_000);
 
   it('answers 400 for days out of range and 401/403 without a links:read token', async () => {

@@ -66,23 +66,36 @@ describe('LoggedClicks', () => {
     expect(sut.tallyNotIn(link({ code: 'unknown' }))).toEqual(new Map());
   });
 
-  /** What `addNotIn` hands a sink, collected as a tally (the days from `fromDay` on). */
-  function handedIn(sut: LoggedClicks, clicks: LinkClicks, fromDay = ''): CodeTally {
+  /**
+   * What `addNotIn` hands a sink, added up as a tally (the days from `fromDay` on), and how many
+   * times a day was handed in again (once per further batch: the batches were not merged).
+   */
+  function handedIn(sut: LoggedClicks, clicks: LinkClicks, fromDay = ''): { tally: CodeTally; repeats: number } {
     const tally: CodeTally = new Map();
+    let repeats = 0;
     let current = { clicks: 0, bots: 0, referrers: new Map<string, number>(), labels: new Map<string, number>() };
+    const add = (counts: Map<string, number>, key: string, more: number) =>
+      void counts.set(key, (counts.get(key) ?? 0) + more);
     const sink: DaySink = {
       day(day, dayClicks, bots) {
         if (day < fromDay) return false;
-        current = { clicks: dayClicks, bots, referrers: new Map(), labels: new Map() };
-        expect(tally.has(day)).toBe(false);
-        tally.set(day, current);
+        const known = tally.get(day);
+        if (known) {
+          repeats++;
+          known.clicks += dayClicks;
+          known.bots += bots;
+          current = known;
+        } else {
+          current = { clicks: dayClicks, bots, referrers: new Map(), labels: new Map() };
+          tally.set(day, current);
+        }
         return true;
       },
-      referrer: (host, hostClicks) => void current.referrers.set(host, hostClicks),
-      label: (key, labelClicks) => void current.labels.set(key, labelClicks),
+      referrer: (host, hostClicks) => add(current.referrers, host, hostClicks),
+      label: (key, labelClicks) => add(current.labels, key, labelClicks),
     };
     sut.addNotIn(clicks, sink);
-    return tally;
+    return { tally, repeats };
   }
 
   it('hands a sink the same days as the tally, from one batch or merged from several', () => {
@@ -94,10 +107,12 @@ describe('LoggedClicks', () => {
       link({ code: 'other00' }),
       link({ code: 'unknown' }),
     ]) {
-      expect(handedIn(sut, clicks)).toEqual(sut.tallyNotIn(clicks));
+      expect(handedIn(sut, clicks).tally).toEqual(sut.tallyNotIn(clicks));
     }
-    expect(handedIn(sut, link()).get('2026-11-24')?.clicks).toBe(9);
-    expect(handedIn(sut, link(), '2026-11-25')).toEqual(new Map());
+    expect(handedIn(sut, link()).tally.get('2026-11-24')?.clicks).toBe(9);
+    expect(handedIn(sut, link(), '2026-11-25').tally).toEqual(new Map());
+    // Few referrer hosts: batch by batch, no tally built (the day handed in once per batch).
+    expect(handedIn(sut, link()).repeats).toBeGreaterThan(0);
   });
 
   it("bounds a day's referrer hosts over several batches as the fold does", () => {
@@ -109,9 +124,10 @@ describe('LoggedClicks', () => {
       sut.add({ id, closedAt: at(id), counts: packTally(new Map([['abc1234', new Map([['2026-11-24', day]])]])) });
     }
 
-    const handed = handedIn(sut, link());
+    const { tally: handed, repeats } = handedIn(sut, link());
 
     expect(handed).toEqual(sut.tallyNotIn(link()));
+    expect(repeats).toBe(0);
     expect(handed.get('2026-11-24')?.referrers.size).toBe(MAX_HOSTS_PER_DAY + 1);
     expect(handed.get('2026-11-24')?.referrers.get(OTHER_HOSTS)).toBe(MAX_HOSTS_PER_DAY);
   });

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { mergeCodeTally, type CodeTally } from './click-tally.js';
+import { MAX_HOSTS_PER_DAY, mergeCodeTally, type CodeTally } from './click-tally.js';
 import { mergeBatches, type DaySink, type PackedBatch } from './packed-tally.js';
 
 /**
@@ -100,17 +100,20 @@ export class LoggedClicks {
   }
 
   /**
-   * Hands the same clicks as `tallyNotIn` to `sink`, day by day. With one such batch (the usual
-   * case: under cold traffic most links are clicked in one flush between folds) no tally is built;
-   * several are merged first, so that a day's referrer hosts are bounded as the fold bounds them.
-   * The account overview adds the logged clicks of thousands of links per call this way, where a
-   * tally each (a Map per day, two more inside) made most of the call's garbage.
+   * Hands the same clicks as `tallyNotIn` to `sink`, day by day. Batch by batch, building no
+   * tally, unless the batches hold more referrer entries for the link than a day keeps
+   * (MAX_HOSTS_PER_DAY): only then could the fold put some hosts' clicks under OTHER_HOSTS, and
+   * the batches are merged first, as the fold merges them, so that the answer is the same before
+   * and after it. The account overview adds the logged clicks of thousands of links per call this
+   * way, where a tally each (a Map per day, two more inside) made most of the call's garbage.
    */
   addNotIn(link: LinkClicks, sink: DaySink): void {
     const batches = this.batchesNotIn(link);
     if (batches.length === 0) return;
-    if (batches.length === 1) {
-      batches[0].addTo(link.code, sink);
+    let referrerEntries = 0;
+    for (const batch of batches) referrerEntries += batch.referrerEntries(link.code);
+    if (referrerEntries <= MAX_HOSTS_PER_DAY) {
+      for (const batch of batches) batch.addTo(link.code, sink);
       return;
     }
     for (const [day, { clicks, bots, referrers, labels }] of mergeBatches(link.code, batches)) {

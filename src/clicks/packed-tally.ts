@@ -5,7 +5,8 @@ type SerializedDay = SerializedTally[number][1][number];
 
 /**
  * Receives one code's days, one at a time (`PackedBatch.addTo`, `LoggedClicks.addNotIn`): each
- * day's clicks, then, if `day` answered true, its referrer hosts and visitor labels.
+ * day's clicks, then, if `day` answered true, its referrer hosts and visitor labels. A day may
+ * come more than once (once per batch that has it): a sink adds up what it is handed.
  */
 export interface DaySink {
   day(day: string, clicks: number, bots: number): boolean;
@@ -124,6 +125,19 @@ export class PackedBatch {
       at += 5 + 2 * (this.runs[at + 3] + this.runs[at + 4]);
     }
     return clicks;
+  }
+
+  /** The referrer hosts of `code` in the batch, counted once per day they appear on (0 if it has none). */
+  referrerEntries(code: string): number {
+    const start = this.startOf(code);
+    if (start === undefined) return 0;
+    let entries = 0;
+    let at = start + 1;
+    for (let day = 0; day < this.runs[start]; day++) {
+      entries += this.runs[at + 3];
+      at += 5 + 2 * (this.runs[at + 3] + this.runs[at + 4]);
+    }
+    return entries;
   }
 
   /** The tally of `code` in the batch (empty if it has none). */
