@@ -87,18 +87,10 @@ const LINK_CLICKS = preparedRead<LinkClicksRow>({
 export interface AccountClickRows {
   /** The days of the window with clicks on any of the account's links (deleted ones' too). */
   days: Array<{ day: string; clicks: number; bots: number }>;
-  /**
-   * The links with most clicks over the window, most first, leaving out the `loggedCodes`; or,
-   * when `everyCode`, every link of the account with clicks over the window, the logged ones too.
-   */
+  /** The links with most clicks over the window, most first, leaving out the `loggedCodes`. */
   links: Array<{ code: string; clicks: number }>;
-  /**
-   * Those of the `loggedCodes` that are the account's: their rows and clicks over the window
-   * (null when `everyCode`: their clicks are then among `links`).
-   */
-  logged: Array<{ link: ClickedLink; clicks: number | null }>;
-  /** Whether `links` holds every link with clicks (when the account has many links logged). */
-  everyCode: boolean;
+  /** Those of the `loggedCodes` that are the account's: their rows and clicks over the window. */
+  logged: Array<{ link: ClickedLink; clicks: number }>;
   /** People's clicks by country over the window (every country: the vocabulary is fixed). */
   countries: Array<{ country: string; clicks: number }>;
   /** The referrer hosts with most people's clicks over the window, leaving out the `loggedHosts`. */
@@ -110,9 +102,7 @@ export interface AccountClickRows {
 interface AccountClicksRow {
   days: string | Array<[day: string, clicks: number | string, bots: number | string]>;
   links: string | Array<[code: string, clicks: number | string]>;
-  logged:
-    string | Array<[code: string, createdAt: string | number, throughBatch: number, clicks: number | string | null]>;
-  everyCode: number | boolean;
+  logged: string | Array<[code: string, createdAt: string | number, throughBatch: number, clicks: number | string]>;
   countries: string | Array<[country: string, clicks: number | string]>;
   referrers: string | Array<[host: string, clicks: number | string]>;
   loggedReferrers: string | Array<[host: string, clicks: number | string]>;
@@ -125,12 +115,6 @@ interface AccountClicksRow {
  * in SQLite's click log not folded yet ([] on PostgreSQL): the service adds those clicks itself,
  * so they are read apart (their rows and totals), and left out of the top lists, which then hold
  * every other candidate for the real top.
- *
- * When $6 or more of the account's links are logged (SQLite, after a wave of cold clicks), leaving
- * them out of the top links (`NOT IN`) and summing each one's days apart cost more than summing
- * every link's days once: 18 + 21 ms against 7.6 for 8,800 of 10,000 links logged (100k links,
- * 30 days). `everyCode` is then true, and `links` holds every link with clicks, unranked beyond
- * SQLite's order; the service adds the logged clicks and ranks them.
  */
 const ACCOUNT_CLICKS = preparedRead<AccountClicksRow>({
   name: 'account-clicks-by-account',
@@ -140,21 +124,16 @@ const ACCOUNT_CLICKS = preparedRead<AccountClicksRow>({
   // call after 100k links were clicked, against 100 (and nothing when the log is empty).
   sqlite: `WITH mine AS MATERIALIZED (
       SELECT l.code, l.created_at, l.clicks_through_batch
-      FROM json_each($3) j JOIN links l ON l.code = j.value WHERE l.account_id = $1),
-    every_code AS MATERIALIZED (SELECT count(*) >= $6 AS yes FROM mine)
+      FROM json_each($3) j JOIN links l ON l.code = j.value WHERE l.account_id = $1)
     SELECT
-      (SELECT yes FROM every_code) AS "everyCode",
       (SELECT json_group_array(json_array(day, clicks, bots)) FROM account_daily_clicks
         WHERE account_id = $1 AND day >= $2) AS days,
       (SELECT json_group_array(json_array(code, clicks)) FROM (
         SELECT code, sum(clicks) AS clicks FROM account_daily_links
-        WHERE account_id = $1 AND day >= $2
-          AND ((SELECT yes FROM every_code) OR code NOT IN (SELECT code FROM mine))
-        GROUP BY code ORDER BY clicks DESC, code ASC
-        LIMIT CASE WHEN (SELECT yes FROM every_code) THEN -1 ELSE $5 END)) AS links,
+        WHERE account_id = $1 AND day >= $2 AND code NOT IN (SELECT code FROM mine)
+        GROUP BY code ORDER BY clicks DESC, code ASC LIMIT $5)) AS links,
       (SELECT json_group_array(json_array(m.code, m.created_at, m.clicks_through_batch,
-          CASE WHEN (SELECT yes FROM every_code) THEN NULL ELSE
-            (SELECT coalesce(sum(clicks), 0) FROM link_daily_clicks WHERE code = m.code AND day >= $2) END))
+          (SELECT coalesce(sum(clicks), 0) FROM link_daily_clicks WHERE code = m.code AND day >= $2)))
         FROM mine m) AS logged,
       (SELECT json_group_array(json_array(country, clicks)) FROM (
         SELECT country, sum(clicks) AS clicks FROM account_daily_countries
@@ -167,10 +146,7 @@ const ACCOUNT_CLICKS = preparedRead<AccountClicksRow>({
         SELECT host, sum(clicks) AS clicks FROM account_daily_referrers
         WHERE account_id = $1 AND day >= $2 AND host IN (SELECT value FROM json_each($4))
         GROUP BY host)) AS "loggedReferrers"`,
-  // Nothing is logged on PostgreSQL ($3 is []), so never every code; $6 is bound for SQLite's
-  // sake, and PostgreSQL refuses a parameter its statement does not use.
   postgresql: `SELECT
-      (false AND $6::int8 > 0) AS "everyCode",
       (SELECT coalesce(json_agg(json_build_array(day, clicks, bots)), '[]') FROM account_daily_clicks
         WHERE account_id = $1 AND day >= $2) AS days,
       (SELECT coalesce(json_agg(json_build_array(code, clicks)), '[]') FROM (
@@ -284,8 +260,7 @@ export class ClicksRepository {
 
   /**
    * The account's clicks from `fromDay` on (see ACCOUNT_CLICKS): `top` links and hosts, leaving
-   * out `loggedCodes` and `loggedHosts`, which are read apart; every link with clicks instead
-   * when `everyCodeFrom` or more of the account's links are among `loggedCodes`.
+   * out `loggedCodes` and `loggedHosts`, which are read apart.
    */
   async accountClicks(
     accountId: string,
@@ -293,7 +268,6 @@ export class ClicksRepository {
     loggedCodes: readonly string[],
     loggedHosts: readonly string[],
     top: number,
-    everyCodeFrom: number,
   ): Promise<AccountClickRows> {
     const row = await this.preparedReads.first(ACCOUNT_CLICKS, [
       accountId,
@@ -301,7 +275,6 @@ export class ClicksRepository {
       JSON.stringify(loggedCodes),
       JSON.stringify(loggedHosts),
       top,
-      everyCodeFrom,
     ]);
     if (!row) throw new Error('The account clicks read answered no row');
     const counts = <K extends string>(value: string | Array<[string, number | string]>, key: K) =>
@@ -316,10 +289,8 @@ export class ClicksRepository {
       links: counts(row.links, 'code'),
       logged: jsonArray(row.logged).map(([code, createdAt, throughBatch, clicks]) => ({
         link: { code, clicks: 0, createdAt: new Date(createdAt), clicksThroughBatch: Number(throughBatch) },
-        clicks: clicks === null ? null : Number(clicks),
+        clicks: Number(clicks),
       })),
-      // SQLite answers 0 or 1, PostgreSQL a boolean.
-      everyCode: Boolean(row.everyCode),
       countries: counts(row.countries, 'country'),
       referrers: counts(row.referrers, 'host'),
       loggedReferrers: counts(row.loggedReferrers, 'host'),

@@ -25,11 +25,6 @@ const DAY_MS = 86_400_000;
  * (see `loggedCodesOf`).
  */
 const LOGGED_CODES_PASSED_WHOLE = 1_000;
-/**
- * From this many of an account's links in the click log, its overview sums every link's days
- * at once instead of each logged link's apart (see ACCOUNT_CLICKS).
- */
-const EVERY_CODE_FROM_LOGGED_LINKS = 1_000;
 
 /** A link's and an account's click analytics, for the API and the dashboard alike. */
 @Injectable()
@@ -110,7 +105,6 @@ export class ClicksService {
       await this.loggedCodesOf(accountId),
       this.loggedClicks.hosts(),
       TOP_ENTRIES,
-      EVERY_CODE_FROM_LOGGED_LINKS,
     );
     const counts = new WindowCounts(window);
     counts.addDays(rows.days);
@@ -118,9 +112,7 @@ export class ClicksService {
     for (const { host, clicks } of [...rows.referrers, ...rows.loggedReferrers]) add(counts.referrers, host, clicks);
     for (const { country, clicks } of rows.countries) add(counts.labels, `country:${country}`, clicks);
     for (const { link, clicks } of rows.logged) {
-      // With every code read, a logged link's folded clicks are among `links` (none: not there).
-      const folded = clicks ?? links.get(link.code) ?? 0;
-      links.set(link.code, folded + counts.add((sink) => this.loggedClicks.addNotIn(link, sink)));
+      links.set(link.code, clicks + counts.add((sink) => this.loggedClicks.addNotIn(link, sink)));
     }
     const daily = counts.daily();
     return {
@@ -154,24 +146,12 @@ function add(counts: Map<string, number>, key: string, clicks: number): void {
   counts.set(key, (counts.get(key) ?? 0) + clicks);
 }
 
-/**
- * The TOP_ENTRIES entries with most clicks (none without), most first, then by name. Picked in
- * one pass rather than by sorting every entry: an account's overview may rank thousands of links.
- */
+/** The TOP_ENTRIES entries with most clicks (none without), most first, then by name. */
 function top(counts: Map<string, number>): Array<[string, number]> {
-  const best: Array<[string, number]> = [];
-  for (const entry of counts) {
-    if (entry[1] <= 0 || (best.length === TOP_ENTRIES && !ranksBefore(entry, best[TOP_ENTRIES - 1]))) continue;
-    let at = best.length;
-    while (at > 0 && ranksBefore(entry, best[at - 1])) at--;
-    best.splice(at, 0, entry);
-    if (best.length > TOP_ENTRIES) best.pop();
-  }
-  return best;
-}
-
-function ranksBefore([nameA, a]: [string, number], [nameB, b]: [string, number]): boolean {
-  return a > b || (a === b && nameA < nameB);
+  return [...counts]
+    .filter(([, clicks]) => clicks > 0)
+    .sort(([nameA, a], [nameB, b]) => b - a || (nameA < nameB ? -1 : nameA > nameB ? 1 : 0))
+    .slice(0, TOP_ENTRIES);
 }
 
 /**
