@@ -100,14 +100,15 @@ export class RedirectService {
     const requestId = requestIdOf(headers.requestId);
     try {
       // The same headers as `redirectHeaders` and the request's id (which Fastify's hook adds on
-      // the other path), plus content-length as Fastify sets it for an empty
-      // body (none on HEAD). Written as plain literals: spreading one object into another costs
-      // a runtime call per request here.
+      // the other path), plus content-length as Fastify sets it for an empty body (none on
+      // HEAD). As a flat array of names and values: Node writes it with indexed loads, where an
+      // object's keys are enumerated and read through property lookups that every other answer
+      // of the process (Fastify's, with headers of all shapes) has made megamorphic.
       response.writeHead(
         302,
         method === 'HEAD'
-          ? { location: target, 'cache-control': CACHE_CONTROL, 'x-request-id': requestId }
-          : { location: target, 'cache-control': CACHE_CONTROL, 'x-request-id': requestId, 'content-length': '0' },
+          ? ['location', target, 'cache-control', CACHE_CONTROL, 'x-request-id', requestId]
+          : ['location', target, 'cache-control', CACHE_CONTROL, 'x-request-id', requestId, 'content-length', '0'],
       );
     } catch {
       return false;
