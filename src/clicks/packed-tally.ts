@@ -71,6 +71,10 @@ function hashCode(code: string): number {
   return hash >>> 0;
 }
 
+/** Places in a day of a run (`day, clicks, bots, R, L`): its clicks, and R, its referrer pairs. */
+const DAY_CLICKS = 1;
+const DAY_REFERRERS = 3;
+
 /**
  * One batch of the click log (a ClickTally), packed for what is held a while in bulk: by the
  * service until a fold, and by the fold itself. Each code's days are a run of numbers in one
@@ -116,28 +120,25 @@ export class PackedBatch {
 
   /** All clicks of `code` in the batch (0 if it has none). */
   clicks(code: string): number {
-    const start = this.startOf(code);
-    if (start === undefined) return 0;
-    let clicks = 0;
-    let at = start + 1;
-    for (let day = 0; day < this.runs[start]; day++) {
-      clicks += this.runs[at + 1];
-      at += 5 + 2 * (this.runs[at + 3] + this.runs[at + 4]);
-    }
-    return clicks;
+    return this.sumOverDays(code, DAY_CLICKS);
   }
 
   /** The referrer hosts of `code` in the batch, counted once per day they appear on (0 if it has none). */
   referrerEntries(code: string): number {
+    return this.sumOverDays(code, DAY_REFERRERS);
+  }
+
+  /** One number of each day of `code`'s run (`field`: its place after the day), added up. */
+  private sumOverDays(code: string, field: number): number {
     const start = this.startOf(code);
     if (start === undefined) return 0;
-    let entries = 0;
+    let sum = 0;
     let at = start + 1;
     for (let day = 0; day < this.runs[start]; day++) {
-      entries += this.runs[at + 3];
-      at += 5 + 2 * (this.runs[at + 3] + this.runs[at + 4]);
+      sum += this.runs[at + field];
+      at += 5 + 2 * (this.runs[at + DAY_REFERRERS] + this.runs[at + 4]);
     }
-    return entries;
+    return sum;
   }
 
   /** The tally of `code` in the batch (empty if it has none). */
