@@ -98,7 +98,7 @@ describe('LoggedClicks', () => {
     return { tally, repeats };
   }
 
-  it('hands a sink the same days as the tally, from one batch or merged from several', () => {
+  it('hands a sink the same days as the tally, from one batch or several', () => {
     const sut = withBatches();
 
     for (const clicks of [

@@ -101,8 +101,9 @@ export class LoggedClicks {
 
   /**
    * Hands the same clicks as `tallyNotIn` to `sink`, day by day. Batch by batch, building no
-   * tally, unless the batches hold more referrer entries for the link than a day keeps
-   * (MAX_HOSTS_PER_DAY): only then could the fold put some hosts' clicks under OTHER_HOSTS, and
+   * tally: one batch (the usual case) as it is, its days' hosts already bounded by the counter;
+   * several unless they hold more referrer entries for the link than a day keeps
+   * (MAX_HOSTS_PER_DAY). Only then could the fold put some hosts' clicks under OTHER_HOSTS, and
    * the batches are merged first, as the fold merges them, so that the answer is the same before
    * and after it. The account overview adds the logged clicks of thousands of links per call this
    * way, where a tally each (a Map per day, two more inside) made most of the call's garbage.
@@ -110,6 +111,10 @@ export class LoggedClicks {
   addNotIn(link: LinkClicks, sink: DaySink): void {
     const batches = this.batchesNotIn(link);
     if (batches.length === 0) return;
+    if (batches.length === 1) {
+      batches[0].addTo(link.code, sink);
+      return;
+    }
     let referrerEntries = 0;
     for (const batch of batches) referrerEntries += batch.referrerEntries(link.code);
     if (referrerEntries <= MAX_HOSTS_PER_DAY) {

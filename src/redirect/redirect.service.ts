@@ -101,9 +101,8 @@ export class RedirectService {
     try {
       // The same headers as `redirectHeaders` and the request's id (which Fastify's hook adds on
       // the other path), plus content-length as Fastify sets it for an empty body (none on
-      // HEAD). As a flat array of names and values: Node writes it with indexed loads, where an
-      // object's keys are enumerated and read through property lookups that every other answer
-      // of the process (Fastify's, with headers of all shapes) has made megamorphic.
+      // HEAD). As a flat array of names and values: Node writes it with indexed loads instead of
+      // enumerating an object's keys (1 % fewer instructions a redirect, docs/performance.md).
       response.writeHead(
         302,
         method === 'HEAD'
