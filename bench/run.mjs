@@ -89,8 +89,8 @@ const DRAIN_TARGET_MS = 10_000;
 /** After a load, the requests autocannon left under way are answered within this long. */
 const QUIET_MS = 50;
 /**
- * `--study`: the CPU per message the CPU-only sidecar burns, the worker's and the receiver's
- * together (144 + 31 µs, measured in the run that told the two apart, docs/performance.md).
+ * `--study`: the CPU per message the CPU-only sidecar burns, about the worker's and the receiver's
+ * together (110–160 µs and 31–38 µs a message when measured, docs/performance.md, Webhooks).
  */
 const STUDY_BURN_US = 175;
 /** The webhook scenarios' target whose instance stores only, beside a worker process. */
