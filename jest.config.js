@@ -29,7 +29,7 @@ const base = {
   // Sources import siblings as './x.js' (NodeNext); map them back to the .ts file.
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   // The SQLite writer's worker thread imports .ts files: it needs the loader (see the file).
-  setupFiles: ['<rootDir>/test/support/thread-loader.ts'],
+  setupFiles: ['<rootDir>/test/support/thread-loader.ts', '<rootDir>/test/support/load-cjs-nest-packages-first.ts'],
 };
 
 /**
