@@ -4,16 +4,13 @@
 # The base is a build argument so the official image is the default and a local stand-in can be
 # passed in where no registry is reachable (test/container/image.sh).
 #
-# Node.js 22 LTS, not 24: better-sqlite3 12 (the line that still supports Node.js 20) is built on
-# node::ObjectWrap, whose destructor in Node.js 24's headers removes an environment cleanup hook
-# and aborts the process ("RemoveEnvironmentCleanupHook: (env) != nullptr") when the garbage
-# collector frees a database or statement object outside a JavaScript context (seen here, at
-# random points and at shutdown, losing the last clicks). better-sqlite3 13 avoids it and needs
-# Node.js 22+; the move to Node.js 24 comes with it (docs/operations.md, "Containers").
-ARG NODE_IMAGE=node:22-bookworm-slim
+# Node.js 24 LTS, the reference runtime (22 and 26 are tested too: docs/operations.md, "Node.js
+# versions").
+ARG NODE_IMAGE=node:24-bookworm-slim
 
-# ---- build: dependencies (better-sqlite3 compiles from source where its prebuilt binary cannot
-# be fetched, hence the compilers), the Prisma clients, the compiled service.
+# ---- build: dependencies (better-sqlite3's install runs node-gyp, which needs python3 and make; it
+# uses the N-API build its package ships for linux-x64 and arm64, and compiles from source, with
+# g++, on a platform it has none for), the Prisma clients, the compiled service.
 FROM ${NODE_IMAGE} AS build
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 make g++ \

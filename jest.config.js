@@ -2,8 +2,9 @@
 // Run with NODE_OPTIONS=--experimental-vm-modules (see the npm "test" script).
 
 /**
- * CommonJS dependencies that `require()` an ESM-only package fail under Jest on Node 20 (Node
- * itself allows it). Jest compiles just those packages to CommonJS instead.
+ * CommonJS dependencies that `require()` an ESM-only package fail under Jest before Node.js 24.9
+ * (22; Node itself allows it). There Jest compiles just those packages to CommonJS instead; on
+ * 24.9+ it requires the ES modules natively (see test/support/load-cjs-nest-packages-first.ts).
  */
 const ESM_ONLY_REQUIRED_FROM_CJS = [
   'content-disposition',

