@@ -123,6 +123,8 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] 
   --before DIR       a checkout of an earlier build (with its dist/): every scenario then also
                      runs against it, on a database of its own seeded alike, interleaved (for a
                      build whose API lacks a scenario, leave it out with --scenarios)
+  --before-node PATH the node binary that migrates and runs the --before build (default the one
+                     running the benchmark): the same scenarios on two Node.js versions
   --log-level L      LOG_LEVEL of the service (default info, as in production)
   --cpu-prof DIR     run every service instance with node --cpu-prof: a .cpuprofile per thread
                      in DIR when it stops (open in Chrome DevTools; the figures then include
@@ -169,6 +171,7 @@ function readOptions() {
       smoke: { type: 'boolean', default: false },
       owned: { type: 'string' },
       before: { type: 'string' },
+      'before-node': { type: 'string' },
       'cpu-prof': { type: 'string' },
       study: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
@@ -202,6 +205,7 @@ function readOptions() {
     logLevel: values['log-level'] ?? 'info',
     owned: number('owned', OWNED_LINKS, 0),
     before: values.before ? resolve(values.before) : undefined,
+    beforeNode: values['before-node'] ? resolve(values['before-node']) : undefined,
     cpuProf: values['cpu-prof'] ? resolve(values['cpu-prof']) : undefined,
     study: values.study,
     smoke,
@@ -379,7 +383,7 @@ function redirectLoads(links) {
  * (the schema may have moved on since).
  */
 async function startBefore(options, kind, links, account, env = {}) {
-  const database = await prepareBenchDatabase(kind, links, account, options.owned, options.before);
+  const database = await prepareBenchDatabase(kind, links, account, options.owned, options.before, options.beforeNode);
   const service = await startService(options, database, env, options.before);
   return { database, service: { ...service, name: 'shortlink (before)' } };
 }
@@ -413,7 +417,7 @@ function announced(proc) {
  * A fresh database of `kind`, migrated by the build in `root` and seeded (the account owning
  * `owned` of the links); `drop()` removes it.
  */
-async function prepareBenchDatabase(kind, links, account, owned, root = ROOT) {
+async function prepareBenchDatabase(kind, links, account, owned, root = ROOT, node = process.execPath) {
   const migrations = pathToFileURL(join(root, 'dist', 'src', 'database', 'startup-migrations.js')).href;
   const urlReader = pathToFileURL(join(root, 'dist', 'prisma', 'engine', 'database-url.js')).href;
   // Builds since the one DATABASE_URL reader take its description of the database; older builds
@@ -424,7 +428,7 @@ async function prepareBenchDatabase(kind, links, account, owned, root = ROOT) {
     await prepareDatabase(readDatabaseUrl ? readDatabaseUrl(url) : url, { migrateOnStart: true, log: () => undefined });`;
   // In a process of its own: two schema engines in one process clash (the benchmark's and another build's).
   const migrate = async (url) =>
-    execFileSync(process.execPath, ['--input-type=module', '-e', script, url], { cwd: root, stdio: 'inherit' });
+    execFileSync(node, ['--input-type=module', '-e', script, url], { cwd: root, stdio: 'inherit' });
   if (kind === 'sqlite') {
     // On the same disk as everything else (not tmpfs), so fsync costs what it costs in production.
     const dir = mkdtempSync(join(os.tmpdir(), 'shortlink-bench-'));
@@ -481,6 +485,8 @@ async function startService(options, database, extraEnv = {}, root = ROOT) {
   const proc = startProcess('shortlink', [...start.flags, ...profile, join(root, 'dist', 'src', 'main.js')], {
     cwd: root,
     env,
+    // --before-node's binary runs the build before.
+    node: root !== ROOT && options.beforeNode ? options.beforeNode : process.execPath,
   });
   await waitForHttp(proc, `http://127.0.0.1:${port}/health`);
   return { name: 'shortlink', proc, port, pid: proc.pid, env: extraEnv, postgresDatabase: database.postgresDatabase };
@@ -842,7 +848,7 @@ async function runWebhooks(options, kind, database, report, group) {
       }
     }
     if (options.before) {
-      const own = await prepareBenchDatabase(kind, 1000, benchAccount(), 0, options.before);
+      const own = await prepareBenchDatabase(kind, 1000, benchAccount(), 0, options.before, options.beforeNode);
       builds.push({
         ...(await startWebhookBuild(options, kind, own, receiverPort, `${WORKER_TARGET} (before)`, options.before, {
           delivery: 'worker',

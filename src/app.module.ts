@@ -19,7 +19,7 @@ import { QuickShortenModule } from './quick-shorten/quick-shorten.module.js';
 import { RedirectModule } from './redirect/redirect.module.js';
 import { RateLimitModule } from './rate-limit/rate-limit.module.js';
 import { RedisModule } from './redis/redis.module.js';
-import { ScaleOutModule } from './scale-out/scale-out.module.js';
+import { ServingScaleOutModule } from './scale-out/scale-out.module.js';
 import { TagsModule } from './tags/tags.module.js';
 import { TokensModule } from './auth/tokens.module.js';
 import { loggerOptions } from './logging/logger.options.js';
@@ -65,7 +65,7 @@ export class AppModule {
         ReportPagesModule,
         AdminPagesModule,
         RedirectModule,
-        ScaleOutModule,
+        ServingScaleOutModule,
       ],
     };
   }

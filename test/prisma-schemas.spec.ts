@@ -53,6 +53,7 @@ describe('prisma schemas', () => {
       'model WebhookNewMessage',
       'model WebhookClickTally',
       'model BlockedHost',
+      'model LinkChange',
       'model Report',
       'model AuditEvent',
     ]);

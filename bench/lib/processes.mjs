@@ -28,10 +28,11 @@ for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => process.exi
  * reading it costs the runner nothing; the tail of stderr is kept for error messages.
  * @param {string} name
  * @param {string[]} args  node arguments
- * @param {{ env?: NodeJS.ProcessEnv, cwd?: string, stdout?: 'ignore' | 'pipe' }} [options]
+ * @param {{ env?: NodeJS.ProcessEnv, cwd?: string, stdout?: 'ignore' | 'pipe', node?: string }} [options]
+ *   `node`: the binary (default the one running the benchmark)
  */
 export function startProcess(name, args, options = {}) {
-  const child = spawn(process.execPath, args, {
+  const child = spawn(options.node ?? process.execPath, args, {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', options.stdout ?? 'ignore', 'pipe'],

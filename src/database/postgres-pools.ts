@@ -62,9 +62,12 @@ export class PostgresPools {
   readonly hot: PostgresPool;
   /** `?schema=`: the only schema on every connection's search_path, and the one Prisma names. */
   readonly schema: string;
+  /** The settings every connection is opened with, for a connection of one's own (LISTEN). */
+  readonly connection: PostgresConnection;
 
   constructor(database: PostgresDatabase) {
     this.schema = database.schema;
+    this.connection = database.connection;
     this.main = new PostgresPool(this.createPool(database.connection, MAIN_POOL_SIZE, 'main'));
     this.hot = new PostgresPool(this.createPool(database.connection, HOT_POOL_SIZE, 'redirect path'));
   }

@@ -4,12 +4,18 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 
 /**
+ * Why a code is invalidated: a link `created` under it (no instance can hold a current entry for
+ * it, only one left over from before a delete), or `changed` (edited, deleted, disabled, enabled).
+ */
+export type LinkInvalidation = 'created' | 'changed';
+
+/**
  * Called with the code of every link created, changed or deleted on this instance. This is the
- * seam for sharing invalidations between instances (e.g. publishing them over Redis pub/sub);
+ * seam for sharing invalidations between instances (Redis pub/sub, the database's change feed);
  * the receiving side calls `LinkCache.evictLocal(code)`, which does not call listeners again.
  * The returned promise is awaited before the API answers the change.
  */
-export type LinkInvalidationListener = (code: string) => void | Promise<void>;
+export type LinkInvalidationListener = (code: string, why: LinkInvalidation) => void | Promise<void>;
 
 /**
  * What makes a link's redirect more than a 302 to its `url`: a password to ask for, another
@@ -81,7 +87,11 @@ export class LinkCache {
   private readonly ttlMs: number;
   private readonly listeners: LinkInvalidationListener[] = [];
   private invalidations = 0;
-  /** While set, the cache is bypassed: this instance cannot hear other instances' changes. */
+  /**
+   * While any is set, the cache is bypassed: this instance cannot hear other instances' changes
+   * through that road (`redis`, `database`).
+   */
+  private readonly suspendedBy = new Set<string>();
   private suspended = false;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
@@ -136,10 +146,10 @@ export class LinkCache {
   }
 
   /** Drops the code here and tells every listener (other instances) to do the same. */
-  async invalidate(code: string): Promise<void> {
+  async invalidate(code: string, why: LinkInvalidation = 'changed'): Promise<void> {
     this.evictLocal(code);
     if (this.listeners.length === 0) return;
-    const results = await Promise.allSettled(this.listeners.map(async (listener) => listener(code)));
+    const results = await Promise.allSettled(this.listeners.map(async (listener) => listener(code, why)));
     for (const result of results) {
       if (result.status === 'rejected') {
         this.logger.warn(`Could not share the invalidation of a link: ${String(result.reason)}`);
@@ -161,17 +171,23 @@ export class LinkCache {
 
   /**
    * Stops using the cache: redirects read the database. For while this instance cannot receive
-   * other instances' invalidations (its Redis subscription is down; see src/scale-out).
+   * other instances' invalidations through one road (`by`: its Redis subscription, its database
+   * listener; see src/scale-out).
    */
-  suspend(): void {
+  suspend(by: string): void {
+    this.suspendedBy.add(by);
     this.suspended = true;
     this.evictAll();
   }
 
-  /** Uses the cache again, starting empty, since invalidations may have been missed meanwhile. */
-  resume(): void {
+  /**
+   * That road is back: the cache is used again once no other is down, starting empty, since
+   * invalidations may have been missed meanwhile.
+   */
+  resume(by: string): void {
     this.evictAll();
-    this.suspended = false;
+    this.suspendedBy.delete(by);
+    this.suspended = this.suspendedBy.size > 0;
   }
 
   /** Registers a listener for local invalidations; returns a function that removes it. */

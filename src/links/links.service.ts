@@ -201,7 +201,7 @@ export class LinksService {
       created = await this.insertWithGeneratedCode(link, event);
     }
     // A code may have been cached on another instance before a delete; creation starts afresh.
-    await this.cache.invalidate(created.code);
+    await this.cache.invalidate(created.code, 'created');
     return toLinkDto(created, this.config.shortBaseUrl);
   }
 
@@ -299,7 +299,7 @@ export class LinksService {
     }
     // As `create` does, all at once: with Redis, a thousand publishes in flight, not in turn.
     const created = results.flatMap((result) => (result && 'link' in result ? [result.link.code] : []));
-    await Promise.all(created.map((code) => this.cache.invalidate(code)));
+    await Promise.all(created.map((code) => this.cache.invalidate(code, 'created')));
     return results as BulkItemResult[];
   }
 

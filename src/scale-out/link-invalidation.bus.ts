@@ -103,7 +103,7 @@ export class LinkInvalidationBus implements OnModuleInit, OnApplicationShutdown 
     const { publisher, subscriber } = this;
     if (!publisher || !subscriber) return;
 
-    this.cache.suspend();
+    this.cache.suspend('redis');
     this.cache.onInvalidate((code) => this.publish([code]));
     subscriber.on('message', (channel: string, message: string) => this.receive(channel, message));
     subscriber.on('close', () => this.deafen());
@@ -195,7 +195,7 @@ export class LinkInvalidationBus implements OnModuleInit, OnApplicationShutdown 
       return;
     }
     // Resuming empties the cache: it may have missed invalidations while we were not subscribed.
-    this.cache.resume();
+    this.cache.resume('redis');
     this.listening = true;
     this.markListening();
   }
@@ -203,7 +203,7 @@ export class LinkInvalidationBus implements OnModuleInit, OnApplicationShutdown 
   private deafen(): void {
     if (!this.listening || this.stopped) return;
     this.listening = false;
-    this.cache.suspend();
+    this.cache.suspend('redis');
     this.logger.warn('Not receiving link invalidations: redirects read the database until Redis is back');
   }
 }
