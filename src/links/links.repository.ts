@@ -352,7 +352,10 @@ export class LinksRepository {
       ...(search
         ? {
             // As typed, and in lower case for a host typed in capitals (PostgreSQL's LIKE minds case).
-            OR: [{ code: { contains: search } }, ...anyDestinationContains([...new Set([search, search.toLowerCase()])])],
+            OR: [
+              { code: { contains: search } },
+              ...anyDestinationContains([...new Set([search, search.toLowerCase()])]),
+            ],
           }
         : {}),
     };
