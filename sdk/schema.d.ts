@@ -338,9 +338,10 @@ export interface paths {
         };
         /**
          * List the tags of your links
-         * @description Every tag at least one of your links has, sorted by tag, with how many of your links
-         *     have it (`links`) and their all-time clicks together (`clicks`, bots included, as each link's
-         *     `clicks`; it may lag behind by up to the click flush interval). Filter your links by one with
+         * @description The tags your links have, sorted by tag, a page at a time (`limit` 1 to 1000, default
+         *     100; `offset`, default 0; `total` counts them all), each with how many of your links have it
+         *     (`links`) and their all-time clicks together (`clicks`, bots included, as each link's `clicks`;
+         *     it may lag behind by up to the click flush interval). Filter your links by one with
          *     `GET /api/links?tag=`.
          */
         get: operations["listTags"];
@@ -1217,8 +1218,23 @@ export interface components {
         /** @enum {string} */
         ReportStatus: "open" | "resolved" | "dismissed";
         TagList: {
-            /** @description The tags, sorted. */
+            /** @description The tags of this page, sorted by tag (character by character: `-` before digits before letters). */
             data: components["schemas"]["TagSummary"][];
+            /**
+             * @description The page size used.
+             * @example 100
+             */
+            limit: number;
+            /**
+             * @description How many tags were skipped.
+             * @example 0
+             */
+            offset: number;
+            /**
+             * @description How many tags your links have in all.
+             * @example 2
+             */
+            total: number;
         };
         TagSummary: {
             /**
@@ -2919,20 +2935,34 @@ export interface operations {
     };
     listTags: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many tags, 1 to 1000. */
+                limit?: number;
+                /** @description How many tags to skip (in tag order), 0 or more. */
+                offset?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Your links' tags. */
+            /** @description One page of your links' tags. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TagList"];
+                };
+            };
+            /** @description Bad Request. `validation_failed`: an unknown field, or a value of the wrong type or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
