@@ -511,12 +511,15 @@ export interface paths {
         put?: never;
         /**
          * Unlock a password-protected link
-         * @description The password form's submission (`application/x-www-form-urlencoded`, field
-         *     `password`). The right password answers `302 Found` to the target (or the device's target)
-         *     and counts the visit; a wrong one answers 401 with the form again. After 10 wrong passwords
-         *     from one client IP address for one link within 15 minutes, every try answers 429 until the
-         *     15 minutes are over. Nothing is remembered: each visit asks again. A link without a password
-         *     simply redirects.
+         * @description The password form's submission (`application/x-www-form-urlencoded`, fields
+         *     `password` and `_csrf`, the token of the form as `GET /{code}` showed it to this client
+         *     address, valid 2 hours; a JSON body `{"password": …}` needs no token). The right password
+         *     answers `302 Found` to the target (or the device's target) and counts the visit; a wrong one
+         *     answers 401 with the form again. A form without a valid token answers 403 with a fresh form,
+         *     and its password is neither checked nor counted. After 10 wrong passwords from one client IP
+         *     address for one link, or 30 from every address together, within 15 minutes, every try (from
+         *     that address, or from anyone) answers 429 until the 15 minutes are over. Nothing is
+         *     remembered: each visit asks again. A link without a password simply redirects.
          */
         post: operations["unlock"];
         delete?: never;
@@ -781,7 +784,7 @@ export interface components {
              */
             ios_url?: string | null;
             /**
-             * @description A password people must enter before the short URL redirects them: 4 to 256 characters.
+             * @description A password people must enter before the short URL redirects them: 8 to 256 characters.
              *     Stored hashed (scrypt) and never returned; the link's `password_protected` says it has one.
              *     Needs an API token. `null` is the same as leaving it out.
              * @example open sesame
@@ -1276,7 +1279,7 @@ export interface components {
              */
             ios_url?: string | null;
             /**
-             * @description A new password (4 to 256 characters; stored hashed, never returned), or `null` to remove
+             * @description A new password (8 to 256 characters; stored hashed, never returned), or `null` to remove
              *     the one the link has. Left out: unchanged.
              * @example open sesame
              */
@@ -3655,6 +3658,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The form's token, from the page `GET /{code}` showed this client address
+                     * @example tbq1ms.Xk2…
+                     */
+                    _csrf?: string;
                     /** @example open sesame */
                     password: string;
                 };
@@ -3674,6 +3682,15 @@ export interface operations {
             };
             /** @description Wrong password: the form again, saying so. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form without a valid token (posted from another site, or shown more than 2 hours ago): a fresh form; the password was not checked. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3713,7 +3730,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Too many wrong passwords from this address for this link: the form, saying when to try again. */
+            /** @description Too many wrong passwords from this address for this link, or for this link from everyone: the form, saying when to try again. */
             429: {
                 headers: {
                     [name: string]: unknown;
