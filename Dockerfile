@@ -69,6 +69,11 @@ EXPOSE 3000
 # unreachable or the instance is draining).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.PORT}/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# umask 077: whatever the service writes is its user's alone (the database holds password hashes
+# and secrets; the code makes it, its WAL and backups 0600 whatever the umask, and this covers the
+# rest). `exec` keeps node as PID 1. `docker exec` does not pass through here: the code's own modes
+# are what protect `docker exec … shortlink backup`.
+ENTRYPOINT ["/bin/sh", "-c", "umask 077 && exec \"$@\"", "shortlink"]
 # node runs as PID 1 and handles SIGTERM itself (graceful drain, last click flush, exit 0); it
 # starts no child processes, so nothing needs reaping. `docker run --init` adds tini if wanted.
 # The node options are src/node-flags.ts's (V8 reads them only at start; node-flags.spec.ts keeps

@@ -54,6 +54,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List or search every account's links
+         * @description Anonymous links too, newest first, with their owner, state and every destination
+         *     (`url`, `ios_url`, `android_url`). `q` finds the links whose code or any destination
+         *     contains it: search a phishing host and find the links that send only phones there.
+         *     `account` keeps one account's links.
+         */
+        get: operations["listAllLinks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/links/{code}/disable": {
         parameters: {
             query?: never;
@@ -315,9 +338,10 @@ export interface paths {
         };
         /**
          * List the tags of your links
-         * @description Every tag at least one of your links has, sorted by tag, with how many of your links
-         *     have it (`links`) and their all-time clicks together (`clicks`, bots included, as each link's
-         *     `clicks`; it may lag behind by up to the click flush interval). Filter your links by one with
+         * @description The tags your links have, sorted by tag, a page at a time (`limit` 1 to 1000, default
+         *     100; `offset`, default 0; `total` counts them all), each with how many of your links have it
+         *     (`links`) and their all-time clicks together (`clicks`, bots included, as each link's `clicks`;
+         *     it may lag behind by up to the click flush interval). Filter your links by one with
          *     `GET /api/links?tag=`.
          */
         get: operations["listTags"];
@@ -487,12 +511,15 @@ export interface paths {
         put?: never;
         /**
          * Unlock a password-protected link
-         * @description The password form's submission (`application/x-www-form-urlencoded`, field
-         *     `password`). The right password answers `302 Found` to the target (or the device's target)
-         *     and counts the visit; a wrong one answers 401 with the form again. After 10 wrong passwords
-         *     from one client IP address for one link within 15 minutes, every try answers 429 until the
-         *     15 minutes are over. Nothing is remembered: each visit asks again. A link without a password
-         *     simply redirects.
+         * @description The password form's submission (`application/x-www-form-urlencoded`, fields
+         *     `password` and `_csrf`, the token of the form as `GET /{code}` showed it to this client
+         *     address, valid 2 hours; a JSON body `{"password": …}` needs no token). The right password
+         *     answers `302 Found` to the target (or the device's target) and counts the visit; a wrong one
+         *     answers 401 with the form again. A form without a valid token answers 403 with a fresh form,
+         *     and its password is neither checked nor counted. After 10 wrong passwords from one client IP
+         *     address for one link, or 30 from every address together, within 15 minutes, every try (from
+         *     that address, or from anyone) answers 429 until the 15 minutes are over. Nothing is
+         *     remembered: each visit asks again. A link without a password simply redirects.
          */
         post: operations["unlock"];
         delete?: never;
@@ -527,6 +554,111 @@ export interface components {
             /**
              * @description Every click on the account's links over the window, bots included (the sum of `days[].clicks`).
              * @example 1200
+             */
+            total: number;
+        };
+        AdminLink: {
+            /**
+             * Format: uri
+             * @description Where Android devices go instead of `url`; null: to `url`.
+             */
+            android_url: string | null;
+            /**
+             * @description Redirects served so far. Counts are written in batches, so this may lag behind by up to
+             *     the click flush interval (1 second by default).
+             * @example 0
+             */
+            clicks: number;
+            /**
+             * @description The short code: the last path segment of `short_url`.
+             * @example Ab3dE9x
+             */
+            code: string;
+            /**
+             * Format: date-time
+             * @description When the link was created (ISO 8601, UTC).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * @description Every place the link sends visitors, `url` first: look at all of them, not `url` alone (a
+             *     harmless `url` may hide a phishing page for phones).
+             */
+            destinations: components["schemas"]["LinkDestination"][];
+            /**
+             * Format: date-time
+             * @description When the link was disabled (ISO 8601, UTC); null while it is live. A disabled link's short
+             *     URL answers `410 Gone` with a page saying so. Links are disabled by the administrators of
+             *     the service (by hand, because its target's host is blocked, or because its account was
+             *     disabled); the owner still sees the link but cannot enable it again.
+             */
+            disabled_at: string | null;
+            /**
+             * @description What disabled it: `admin` (by hand), `host` (a blocked host), `account` (its account is
+             *     disabled); null while it is live.
+             */
+            disabled_cause: components["schemas"]["DisabledCause"] | null;
+            /** @description Why the link is disabled; null while it is live. */
+            disabled_reason: string | null;
+            /**
+             * Format: date-time
+             * @description When the link stops redirecting (ISO 8601, UTC); null when it never does. After it the
+             *     short URL answers `410 Gone`.
+             */
+            expires_at: string | null;
+            /**
+             * Format: uri
+             * @description Where iPhones, iPads and iPods go instead of `url`; null: to `url`.
+             */
+            ios_url: string | null;
+            /**
+             * @description The owner's e-mail address; null for an anonymous link.
+             * @example someone@example.com
+             */
+            owner_email: string | null;
+            /**
+             * @description Whether people must enter a password before the short URL redirects them (the password
+             *     itself is never returned).
+             * @example false
+             */
+            password_protected: boolean;
+            /**
+             * Format: uri
+             * @description The short URL to share: `{SHORT_BASE_URL}/{code}`.
+             * @example https://sho.rt/Ab3dE9x
+             */
+            short_url: string;
+            /**
+             * @description The link's tags, lower case, sorted; `[]` when it has none.
+             * @example [
+             *       "news",
+             *       "spring-sale"
+             *     ]
+             */
+            tags: string[];
+            /**
+             * Format: date-time
+             * @description When the link was last changed: its target, expiry, tags, password or device targets (ISO
+             *     8601, UTC).
+             * @example 2026-11-21T10:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * Format: uri
+             * @description The target the short URL redirects to, normalised.
+             * @example https://example.com/
+             */
+            url: string;
+        };
+        AdminLinkList: {
+            data: components["schemas"]["AdminLink"][];
+            /** @example 20 */
+            limit: number;
+            /** @example 0 */
+            offset: number;
+            /**
+             * @description How many links there are (with `q` or `account`: how many match).
+             * @example 1
              */
             total: number;
         };
@@ -652,7 +784,7 @@ export interface components {
              */
             ios_url?: string | null;
             /**
-             * @description A password people must enter before the short URL redirects them: 4 to 256 characters.
+             * @description A password people must enter before the short URL redirects them: 8 to 256 characters.
              *     Stored hashed (scrypt) and never returned; the link's `password_protected` says it has one.
              *     Needs an API token. `null` is the same as leaving it out.
              * @example open sesame
@@ -785,6 +917,12 @@ export interface components {
             reason: string;
         };
         /**
+         * @description What disabled it: `admin` (by hand), `host` (a blocked host), `account` (its account is
+         *     disabled); null while it is live.
+         * @enum {string}
+         */
+        DisabledCause: "admin" | "host" | "account";
+        /**
          * @description Stable machine-readable name of the error: branch on this, not on `detail`.
          * @enum {string}
          */
@@ -914,6 +1052,26 @@ export interface components {
              */
             total: number;
         };
+        LinkDestination: {
+            /**
+             * @description The link's field it comes from: `url` (everyone else), `ios_url` (iPhones, iPads, iPods),
+             *     `android_url` (Android devices).
+             * @example ios_url
+             */
+            field: components["schemas"]["LinkDestinationField"];
+            /**
+             * Format: uri
+             * @description The URL visitors are sent to.
+             * @example https://evil.example/login
+             */
+            url: string;
+        };
+        /**
+         * @description The link's field it comes from: `url` (everyone else), `ios_url` (iPhones, iPads, iPods),
+         *     `android_url` (Android devices).
+         * @enum {string}
+         */
+        LinkDestinationField: "url" | "ios_url" | "android_url";
         LinkList: {
             /** @description The links of this page. */
             data: components["schemas"]["Link"][];
@@ -1063,8 +1221,23 @@ export interface components {
         /** @enum {string} */
         ReportStatus: "open" | "resolved" | "dismissed";
         TagList: {
-            /** @description The tags, sorted. */
+            /** @description The tags of this page, sorted by tag (character by character: `-` before digits before letters). */
             data: components["schemas"]["TagSummary"][];
+            /**
+             * @description The page size used.
+             * @example 100
+             */
+            limit: number;
+            /**
+             * @description How many tags were skipped.
+             * @example 0
+             */
+            offset: number;
+            /**
+             * @description How many tags your links have in all.
+             * @example 2
+             */
+            total: number;
         };
         TagSummary: {
             /**
@@ -1106,7 +1279,7 @@ export interface components {
              */
             ios_url?: string | null;
             /**
-             * @description A new password (4 to 256 characters; stored hashed, never returned), or `null` to remove
+             * @description A new password (8 to 256 characters; stored hashed, never returned), or `null` to remove
              *     the one the link has. Left out: unchanged.
              * @example open sesame
              */
@@ -1464,6 +1637,94 @@ export interface operations {
             };
             /** @description Not Found. `not_found`: no such link (the code is unknown or deleted, or belongs to another account or to no account) or webhook (unknown, deleted or another account's). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too Many Requests. `rate_limited`: too many requests in the current window; retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds until the window resets and requests are accepted again */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per window */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Seconds until the window resets */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service Unavailable. `service_unavailable`: the database is unreachable; retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAllLinks: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 100. */
+                limit?: number;
+                /** @description Number of links to skip, 0 or more. */
+                offset?: number;
+                /**
+                 * @description Keep only links whose code or one of whose destinations (`url`, `ios_url`, `android_url`)
+                 *     contains this text: part of a code, a URL or a host (a host in any letter case). 1 to 200
+                 *     characters; `%` and `_` are ordinary characters.
+                 */
+                q?: string;
+                /** @description Keep only this account's links (its id). */
+                account?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of links. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminLinkList"];
+                };
+            };
+            /** @description Bad Request. `validation_failed`: an unknown field, or a value of the wrong type or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
+            401: {
+                headers: {
+                    /** @description Always `Bearer` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2677,20 +2938,34 @@ export interface operations {
     };
     listTags: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many tags, 1 to 1000. */
+                limit?: number;
+                /** @description How many tags to skip (in tag order), 0 or more. */
+                offset?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Your links' tags. */
+            /** @description One page of your links' tags. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TagList"];
+                };
+            };
+            /** @description Bad Request. `validation_failed`: an unknown field, or a value of the wrong type or out of range. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unauthorized. `unauthorized`: no token where one is required, or a malformed, invalid or revoked token. */
@@ -3383,6 +3658,11 @@ export interface operations {
         requestBody: {
             content: {
                 "application/x-www-form-urlencoded": {
+                    /**
+                     * @description The form's token, from the page `GET /{code}` showed this client address
+                     * @example tbq1ms.Xk2…
+                     */
+                    _csrf?: string;
                     /** @example open sesame */
                     password: string;
                 };
@@ -3402,6 +3682,15 @@ export interface operations {
             };
             /** @description Wrong password: the form again, saying so. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A form without a valid token (posted from another site, or shown more than 2 hours ago): a fresh form; the password was not checked. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3441,7 +3730,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Too many wrong passwords from this address for this link: the form, saying when to try again. */
+            /** @description Too many wrong passwords from this address for this link, or for this link from everyone: the form, saying when to try again. */
             429: {
                 headers: {
                     [name: string]: unknown;

@@ -77,6 +77,7 @@ const ADMIN_ROUTES: Array<{ method: string; path: string; json?: unknown }> = [
   { method: 'POST', path: 'links/VICTIM1/disable', json: { reason: 'mine now' } },
   { method: 'POST', path: 'links/VICTIM1/enable' },
   { method: 'GET', path: 'reports?status=open' },
+  { method: 'GET', path: 'links?q=fine.example' },
 ];
 
 describe('the admin API refuses everyone but an admin token with the scope admin', () => {

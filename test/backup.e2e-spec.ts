@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sqliteFilePath } from '../prisma/engine/database-url.js';
@@ -102,6 +102,59 @@ describe('shortlink backup', () => {
     } finally {
       await restored.close();
     }
+  });
+
+  /**
+   * The database holds password hashes, token hashes and webhook secrets: the files are the
+   * owner's alone (0600) whatever the umask, from the first start, and a backup is too.
+   */
+  describe('file modes', () => {
+    let umask: number;
+    let own: TestDatabase;
+    beforeAll(async () => {
+      // The usual umask, which would leave the files readable by everyone (0644).
+      umask = process.umask(0o022);
+      own = await createTestDatabase();
+    });
+    afterAll(async () => {
+      process.umask(umask);
+      await own.drop();
+    });
+    const openToOthers = (file: string) => statSync(file).mode & 0o077;
+
+    it('are 0600 for the database, its WAL and shared memory after start, and for a backup', async () => {
+      const file = sqliteFilePath(own.url);
+      server = await startServerProcess({ DATABASE_URL: own.url, RATE_LIMIT_ANONYMOUS: '1000000' });
+      const response = await fetch(`${server.baseUrl}/api/links`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'https://example.com/secret-keeping' }),
+      });
+      expect(response.status).toBe(201);
+
+      for (const path of [file, `${file}-wal`, `${file}-shm`]) {
+        expect({ path, exists: existsSync(path), openToOthers: openToOthers(path) }).toEqual({
+          path,
+          exists: true,
+          openToOthers: 0,
+        });
+      }
+      const copy = join(dirname(file), 'private-backup.db');
+      const result = await shortlinkInProcess(['backup', copy], { DATABASE_URL: own.url });
+      expect(result.status).toBe(0);
+      expect(openToOthers(copy)).toBe(0);
+    });
+
+    it('tightens a database file left readable by others at the next start, and says so', async () => {
+      const file = sqliteFilePath(own.url);
+      chmodSync(file, 0o644);
+
+      server = await startServerProcess({ DATABASE_URL: own.url });
+
+      expect(openToOthers(file)).toBe(0);
+      // The start-up's own lines go to stderr (src/main.ts).
+      expect(server.output().stderr).toContain(`Restricted ${file} to mode 0600 (it was 0644)`);
+    });
   });
 
   it('refuses a folder that does not exist, and leaves no partial file behind', async () => {

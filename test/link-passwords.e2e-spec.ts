@@ -1,10 +1,15 @@
+import { hashPassword } from '../src/accounts/passwords.js';
+import { DashboardCookies } from '../src/auth/sessions/dashboard-cookies.js';
+import { SessionsService } from '../src/auth/sessions/sessions.service.js';
 import { ClickCounter } from '../src/clicks/click-counter.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import type { Link, Problem } from '../sdk/client.js';
 import { createAccountWithToken, newClient, type TestAccount } from './support/factories.js';
+import { Browser } from './support/form-browser.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 import type { TestDatabase } from './support/test-database.js';
 import { startTwoInstances, type TwoInstances } from './support/two-instances.js';
+import { LinkPasswordGuesses } from '../src/redirect/link-password-guesses.js';
 
 /**
  * Password-protected links and device targets (issue 31), on two instances sharing one database
@@ -76,18 +81,29 @@ function visit(code: string, client: Record<string, string>, instance = a, userA
   return instance.request(`/${code}`, { headers: { 'user-agent': userAgent, ...client } });
 }
 
-/** The password form's submission, as a browser sends it. */
-function unlock(
+/** The form token of the password page `client` gets (none when the link shows no form). */
+async function formToken(code: string, client: Record<string, string>, instance = a): Promise<string | undefined> {
+  const page = await visit(code, client, instance);
+  return /name="_csrf" value="([^"]+)"/.exec(await page.text())?.[1];
+}
+
+/**
+ * The password form's submission, as a browser sends it: with the token of the form it was shown
+ * (fetched by the same client first), unless `token` is given (`null`: none, as a cross-site page posts).
+ */
+async function unlock(
   code: string,
   password: string,
   client: Record<string, string>,
   instance = a,
   userAgent = DESKTOP,
+  token?: string | null,
 ): Promise<Response> {
+  const csrf = token === undefined ? await formToken(code, client, instance) : token;
   return instance.request(`/${code}`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': userAgent, ...client },
-    body: new URLSearchParams({ password }).toString(),
+    body: new URLSearchParams({ password, ...(csrf == null ? {} : { _csrf: csrf }) }).toString(),
   });
 }
 
@@ -120,7 +136,8 @@ describe('password on the API', () => {
   });
 
   it.each([
-    ['3 characters', 'abc', 'password must be at least 4 characters long'],
+    ['3 characters', 'abc', 'password must be at least 8 characters long'],
+    ['7 characters', 'abcdefg', 'password must be at least 8 characters long'],
     ['257 characters', 'x'.repeat(257), 'password must be at most 256 characters long'],
     ['a number', 1234, 'password must be a string (or null for none)'],
     ['an array', ['open', 'sesame'], 'password must be a string (or null for none)'],
@@ -137,8 +154,8 @@ describe('password on the API', () => {
     expect(await prisma().link.count()).toBe(before);
   });
 
-  it('takes exactly 4 and 256 characters', async () => {
-    expect((await create({ url: 'https://example.com/4', password: 'abcd' })).password_protected).toBe(true);
+  it('takes exactly 8 and 256 characters', async () => {
+    expect((await create({ url: 'https://example.com/8', password: 'abcdefgh' })).password_protected).toBe(true);
     expect((await create({ url: 'https://example.com/256', password: 'y'.repeat(256) })).password_protected).toBe(true);
   });
 
@@ -278,18 +295,26 @@ describe('the password form (POST /{code})', () => {
   it('answers a body without the field, or JSON, as a wrong password, never a 500', async () => {
     const link = await create({ url: 'https://example.com/odd', password: 'open sesame' });
     const client = newClient();
+    const token = await formToken(link.code, client);
 
     const empty = await a.request(`/${link.code}`, { method: 'POST', headers: client });
     const json = await a.request(`/${link.code}`, { method: 'POST', headers: client, json: { password: ['x'] } });
     const repeated = await a.request(`/${link.code}`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', ...client },
-      body: 'password=open+sesame&password=other',
+      body: `password=open+sesame&password=other&_csrf=${encodeURIComponent(token!)}`,
+    });
+    const tokens = await a.request(`/${link.code}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...client },
+      body: `password=open+sesame&_csrf=${encodeURIComponent(token!)}&_csrf=x`,
     });
 
-    expect(empty.status).toBe(401);
+    // No form token (no body at all): refused as a form from elsewhere, before any check.
+    expect(empty.status).toBe(403);
     expect(json.status).toBe(401);
     expect(repeated.status).toBe(401);
+    expect(tokens.status).toBe(403);
   });
 
   it('takes the password of a link a JSON client posts', async () => {
@@ -365,6 +390,7 @@ describe('passwords in bulk', () => {
           { url: 'https://example.com/b2', password: 'campaign' },
           { url: 'https://example.com/b3' },
           { url: 'https://example.com/b4', password: 'ab' },
+          { url: 'https://example.com/b5', password: 'seven77' },
         ],
       },
     });
@@ -374,7 +400,10 @@ describe('passwords in bulk', () => {
     expect(results.slice(0, 3).map((result) => result.link?.password_protected)).toEqual([true, true, false]);
     expect(results[3].error).toMatchObject({ error: 'validation_failed' });
     expect(results[3].error?.errors).toEqual([
-      { field: 'links[3].password', message: 'password must be at least 4 characters long' },
+      { field: 'links[3].password', message: 'password must be at least 8 characters long' },
+    ]);
+    expect(results[4].error?.errors).toEqual([
+      { field: 'links[4].password', message: 'password must be at least 8 characters long' },
     ]);
     const rows = await prisma().link.findMany({
       where: { code: { in: [results[0].link!.code, results[1].link!.code] } },
@@ -384,7 +413,10 @@ describe('passwords in bulk', () => {
   });
 
   it('refuses the items past 10 different passwords in one call, and makes the rest', async () => {
-    const links = Array.from({ length: 12 }, (_, i) => ({ url: `https://example.com/p${i}`, password: `pass-${i}` }));
+    const links = Array.from({ length: 12 }, (_, i) => ({
+      url: `https://example.com/p${i}`,
+      password: `password-${i}`,
+    }));
 
     const response = await api('/api/links/bulk', { method: 'POST', json: { links } });
 
@@ -531,5 +563,190 @@ describe('guesses behind no trusted proxy', () => {
     for (let i = 0; i < 12; i++) statuses.push((await unlock(link.code, `guess ${i}`, newClient(), direct)).status);
 
     expect(statuses).toEqual([...Array<number>(10).fill(401), 429, 429]);
+  });
+});
+
+describe('the password form’s token (cross-site posts)', () => {
+  it('is in the form, as a hidden field, without any cookie', async () => {
+    const link = await create({ url: 'https://example.com/token', password: 'open sesame' });
+
+    const page = await visit(link.code, newClient());
+
+    expect(await page.text()).toMatch(/<input type="hidden" name="_csrf" value="[0-9a-z]+\.[\w-]{43}">/);
+    expect(page.headers.getSetCookie()).toEqual([]);
+  });
+
+  it('refuses a form posted without one (a cross-site page) with 403 and a fresh form, counting no guess', async () => {
+    const link = await create({ url: 'https://example.com/cross-site', password: 'open sesame' });
+    const visitor = newClient();
+
+    // A page elsewhere makes the visitor's browser post guesses: none is checked or counted.
+    for (let i = 0; i < 15; i++) {
+      const forged = await unlock(
+        link.code,
+        `guess ${i}`,
+        { ...visitor, origin: 'https://evil.example' },
+        a,
+        DESKTOP,
+        null,
+      );
+      expect(forged.status).toBe(403);
+      expect(forged.headers.get('location')).toBeNull();
+    }
+    const refused = await unlock(link.code, 'open sesame', visitor, b, DESKTOP, null);
+    expect(refused.status).toBe(403);
+    const html = await refused.text();
+    expect(html).toContain('This form has expired or was not sent from this page');
+    expect(html).toMatch(/name="_csrf" value="[^"]+"/);
+    expect(await clicksOf(link.code)).toBe(0);
+
+    // The visitor is not locked out: the form they were shown works, the right password included.
+    expect((await unlock(link.code, 'open sesame', visitor, b)).status).toBe(302);
+    expect(await a.app.get(LinkPasswordGuesses).guessesOn(link.code)).toEqual({
+      wrongGuesses: 0,
+      lockedForSeconds: null,
+    });
+  });
+
+  it('refuses a token issued to another address, for another link, or made up, and counts no guess', async () => {
+    const link = await create({ url: 'https://example.com/bound', password: 'open sesame' });
+    const other = await create({ url: 'https://example.com/bound-other', password: 'open sesame' });
+    const visitor = newClient();
+    // An attacker's server fetches a form of its own and puts its token in a cross-site page.
+    const attackers = await formToken(link.code, newClient());
+
+    for (const token of [attackers, await formToken(other.code, visitor), 'abc.def', '']) {
+      expect((await unlock(link.code, 'guess', visitor, a, DESKTOP, token)).status).toBe(403);
+    }
+    expect((await unlock(link.code, 'open sesame', visitor, b)).status).toBe(302);
+  });
+
+  it('is void once the link’s password changes: the form is shown again', async () => {
+    const link = await create({ url: 'https://example.com/changed-password', password: 'open sesame' });
+    const visitor = newClient();
+    const token = await formToken(link.code, visitor);
+
+    await put(link.code, { password: 'another one' });
+
+    expect((await unlock(link.code, 'another one', visitor, a, DESKTOP, token)).status).toBe(403);
+    expect((await unlock(link.code, 'another one', visitor)).status).toBe(302);
+  });
+
+  it('is not asked of a JSON client (no browser can post JSON across sites without CORS)', async () => {
+    const link = await create({ url: 'https://example.com/json-client', password: 'open sesame' });
+
+    const response = await b.request(`/${link.code}`, {
+      method: 'POST',
+      headers: newClient(),
+      json: { password: 'open sesame' },
+    });
+
+    expect(response.status).toBe(302);
+  });
+});
+
+describe('wrong passwords per link, from every address', () => {
+  it('lock the link after 30 wrong ones in 15 minutes from 30 addresses over both instances, even for the right password', async () => {
+    const link = await create({ url: 'https://example.com/spread', password: 'open sesame' });
+    const other = await create({ url: 'https://example.com/spread-other', password: 'open sesame' });
+
+    for (let i = 0; i < 30; i++) {
+      const response = await unlock(link.code, `guess ${i}`, newClient(), i % 2 === 0 ? a : b);
+      expect({ i, status: response.status }).toEqual({ i, status: 401 });
+    }
+    const locked = await unlock(link.code, 'open sesame', newClient(), b);
+
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(800);
+    expect(Number(locked.headers.get('retry-after'))).toBeLessThanOrEqual(900);
+    expect(await locked.text()).toContain('Too many wrong passwords were tried on this link');
+    expect((await unlock(link.code, 'open sesame', newClient(), a)).status).toBe(429);
+    // Another link is not held up.
+    expect((await unlock(other.code, 'open sesame', newClient())).status).toBe(302);
+    expect(await clicksOf(link.code)).toBe(0);
+  });
+
+  it('check at most 30 tries sent at once from many addresses', async () => {
+    const link = await create({ url: 'https://example.com/spread-burst', password: 'open sesame' });
+    const clients = Array.from({ length: 45 }, () => newClient());
+    const tokens = await Promise.all(clients.map((client) => formToken(link.code, client)));
+
+    const statuses = await Promise.all(
+      clients.map((client, i) => unlock(link.code, `burst ${i}`, client, i % 2 === 0 ? a : b, DESKTOP, tokens[i])),
+    ).then((responses) => responses.map((response) => response.status));
+
+    expect(statuses.filter((status) => status === 401)).toHaveLength(30);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(15);
+  });
+
+  it('do not count the right password: many people who know it never lock the link', async () => {
+    const link = await create({ url: 'https://example.com/popular', password: 'open sesame' });
+
+    for (let i = 0; i < 32; i++) {
+      const response = await unlock(link.code, 'open sesame', newClient(), i % 2 === 0 ? a : b);
+      expect({ i, status: response.status }).toEqual({ i, status: 302 });
+    }
+  });
+
+  it('are shown to the owner on the link’s page: how many, and the lock with when it ends', async () => {
+    const link = await create({ url: 'https://example.com/owner-sees', password: 'open sesame' });
+    const browser = new Browser(a);
+    browser.cookies.set(
+      a.app.get(DashboardCookies).name('session'),
+      await a.app.get(SessionsService).start(owner.accountId),
+    );
+    expect(await (await browser.get(`/dashboard/links/${link.code}`)).text()).not.toContain('wrong password');
+
+    for (let i = 0; i < 3; i++) expect((await unlock(link.code, `guess ${i}`, newClient(), b)).status).toBe(401);
+    expect(await (await browser.get(`/dashboard/links/${link.code}`)).text()).toContain(
+      '3 wrong passwords were tried on this link in the last 15 minutes.',
+    );
+
+    for (let i = 3; i < 30; i++) expect((await unlock(link.code, `guess ${i}`, newClient(), a)).status).toBe(401);
+    const page = await (await browser.get(`/dashboard/links/${link.code}`)).text();
+    expect(page).toMatch(
+      /Locked: 30 wrong passwords were tried on this link\. Nobody can open it for \d+ more minutes?/,
+    );
+  });
+});
+
+describe('a password set before passwords needed 8 characters', () => {
+  it('keeps working, and a change that leaves it alone keeps it; a new short one is refused', async () => {
+    const link = await create({ url: 'https://example.com/legacy', password: 'long enough' });
+    // As a link made before issue 54 has it: 4 characters.
+    await prisma().link.update({ where: { code: link.code }, data: { passwordHash: await hashPassword('abcd') } });
+    await put(link.code, { url: 'https://example.com/legacy-moved' });
+
+    const response = await unlock(link.code, 'abcd', newClient(), b);
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('https://example.com/legacy-moved');
+    await expectProblem(
+      await api(`/api/links/${link.code}`, { method: 'PUT', json: { password: 'abcd' } }),
+      400,
+      'validation_failed',
+    );
+    expect((await unlock(link.code, 'abcd', newClient())).status).toBe(302);
+  });
+
+  it('is refused on the link’s page too, next to the field, with the link unchanged', async () => {
+    const link = await create({ url: 'https://example.com/page-short' });
+    const browser = new Browser(a);
+    browser.cookies.set(
+      a.app.get(DashboardCookies).name('session'),
+      await a.app.get(SessionsService).start(owner.accountId),
+    );
+
+    const response = await browser.post(
+      `/dashboard/links/${link.code}/password`,
+      { password: 'seven77' },
+      undefined,
+      `/dashboard/links/${link.code}`,
+    );
+
+    expect(response.status).toBe(400);
+    const html = await response.text();
+    expect(html).toContain('at least 8 characters');
+    expect(html).toContain('aria-invalid="true"');
+    expect(((await api(`/api/links/${link.code}`).then((r) => r.json())) as Link).password_protected).toBe(false);
   });
 });

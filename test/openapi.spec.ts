@@ -162,10 +162,11 @@ describe('openapi.json', () => {
         for (const op of Object.values(item) as OperationObject[]) {
           for (const [status, res] of Object.entries(op.responses)) {
             if (!/^[45]/.test(status)) continue;
-            // A protected link's password form answers a wrong password (401) and too many (429)
+            // A protected link's password form answers a wrong password (401), a form without its
+            // token (403) and too many (429)
             // with the form again, and a disabled link (410) with a page: not a JSON endpoint.
             if (path === '/{code}' && (res as ResponseObject).content?.['text/html']) {
-              expect(['401', '410', '429']).toContain(status);
+              expect(['401', '403', '410', '429']).toContain(status);
               // Gone: an expired link's problem details, or a disabled link's page.
               if (status === '410') {
                 expect((res as ResponseObject).content).toEqual({

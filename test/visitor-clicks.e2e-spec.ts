@@ -321,6 +321,9 @@ describe('Visitor breakdowns: GET /api/links/{code}/clicks and GET /api/clicks',
           { tag: 'two', links: 1, clicks: 1 },
           { tag: 'wave', links: 2, clicks: 3 },
         ],
+        total: 2,
+        limit: 100,
+        offset: 0,
       });
       const theirs = await read<AccountClicks>('/api/clicks?days=1', many);
       expect(theirs.total).toBe(1_200);

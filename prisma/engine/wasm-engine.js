@@ -14,6 +14,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { bindMigrationAwareSqlAdapterFactory } from '@prisma/driver-adapter-utils';
 import * as glue from '@prisma/schema-engine-wasm/schema_engine_bg';
+import { createPrivateFile } from './sqlite-files.js';
 
 /** @typedef {import('./database-url.js').DatabaseTarget} DatabaseTarget */
 /** @typedef {import('./database-url.js').SqliteDatabase} SqliteDatabase */
@@ -438,6 +439,8 @@ export async function createDatabase(database) {
   if (database.kind === 'sqlite') {
     const { file } = database;
     mkdirSync(path.dirname(file), { recursive: true });
+    // Empty and the owner's alone (0600) before SQLite opens it: SQLite would make it 0644.
+    createPrivateFile(file);
     const { Database } = await drivers.sqlite();
     new Database(file).close();
     return path.basename(file);

@@ -8,10 +8,12 @@ import { ApiProblemResponses } from '../common/errors/api-problem-responses.deco
 import { LinkDto } from '../links/dto/link.dto.js';
 import { AdminService } from './admin.service.js';
 import {
+  AdminLinkListDto,
   BlockedHostCreatedDto,
   BlockedHostListDto,
   BlockHostDto,
   DisableLinkDto,
+  ListAdminLinksQueryDto,
   ListReportsQueryDto,
   ReportListDto,
 } from './dto/admin.dto.js';
@@ -103,6 +105,31 @@ export class AdminController {
   )
   async unblockHost(@CurrentCaller() caller: Caller, @Param('host') host: string): Promise<void> {
     await this.admin.unblockHost(await this.admin.actor(caller.accountId, 'api'), host);
+  }
+
+  /**
+   * List or search every account's links
+   * @remarks Anonymous links too, newest first, with their owner, state and every destination
+   * (`url`, `ios_url`, `android_url`). `q` finds the links whose code or any destination
+   * contains it: search a phishing host and find the links that send only phones there.
+   * `account` keeps one account's links.
+   */
+  @Get('links')
+  @ApiOkResponse({ type: AdminLinkListDto, description: 'One page of links.' })
+  @ApiProblemResponses('validation_failed', 'unauthorized', 'forbidden', 'rate_limited', 'service_unavailable')
+  async listAllLinks(@Query() query: ListAdminLinksQueryDto): Promise<AdminLinkListDto> {
+    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+    const offset = query.offset ?? 0;
+    const { data, total } = await this.admin.listLinks(limit, offset, query.q, query.account);
+    return {
+      data: data.map((link) => ({
+        ...link,
+        destinations: link.destinations.map(({ field, url }) => ({ field, url })),
+      })),
+      total,
+      limit,
+      offset,
+    };
   }
 
   /**

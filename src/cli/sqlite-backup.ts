@@ -2,6 +2,7 @@ import { existsSync, linkSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
+import { createPrivateFile } from '../../prisma/engine/sqlite-files.js';
 
 export class BackupError extends Error {
   override name = 'BackupError';
@@ -23,7 +24,8 @@ const ALL_PAGES = 0x7fffffff;
  * lands between two steps makes SQLite start over, so after the first step the rest is copied in
  * one step (a read transaction, which in WAL mode never blocks the service's writes).
  *
- * The copy is made beside the destination under a temporary name, checked with
+ * The copy is the owner's alone (mode 0600, whatever the umask), as the database is. It is made
+ * beside the destination under a temporary name, checked with
  * `PRAGMA integrity_check`, then linked into place, which fails if the destination exists: an
  * existing file is never overwritten, and a half-written copy never carries the destination's
  * name.
@@ -36,6 +38,9 @@ export async function backupSqlite(source: string, destination: string): Promise
   const temporary = join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.partial`);
   const db = new Database(source, { readonly: true, fileMustExist: true });
   try {
+    // The copy holds what the database holds (password hashes, secrets): made 0600 before SQLite
+    // writes a page to it (SQLite would create it 0644), and kept so when linked into place.
+    createPrivateFile(temporary);
     db.pragma('busy_timeout = 10000');
     await db.backup(temporary, { progress: () => ALL_PAGES });
   } catch (error) {

@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { createPrivateFile } from '../../prisma/engine/sqlite-files.js';
 import type { PrismaClient as SqliteClient } from '../generated/sqlite/client.js';
 import type { DatabaseConnections } from './database-connections.js';
 
@@ -26,6 +27,8 @@ export async function createDatabaseClient(connections: DatabaseConnections): Pr
     ]);
     const { file } = connections;
     mkdirSync(dirname(file), { recursive: true });
+    // A file SQLite creates is 0644: this one holds password hashes and secrets (sqlite-files.js).
+    createPrivateFile(file);
     // A busy timeout lets the CLI and a running server share the file without SQLITE_BUSY.
     return new PrismaClient({ adapter: new PrismaBetterSqlite3({ url: `file:${file}`, timeout: 5000 }) });
   }

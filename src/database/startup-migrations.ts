@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DatabaseTarget } from '../../prisma/engine/database-url.js';
+import { describeRestriction, restrictSqliteFiles } from '../../prisma/engine/sqlite-files.js';
 import { createDatabase, probeDatabase, readMigrations, SchemaEngineSession } from '../../prisma/engine/wasm-engine.js';
 import { MigrationError } from './migration-error.js';
 
@@ -32,6 +33,11 @@ export async function prepareDatabase(database: DatabaseTarget, options: Prepare
     options.log(`Created ${kind === 'sqlite' ? 'SQLite' : 'PostgreSQL'} database ${name}`);
   } else if (problem) {
     throw new MigrationError(`Cannot connect to the database: ${oneLine(problem.message)}`);
+  }
+  // A database made before its files were created 0600, or copied in with a wider mode, is the
+  // owner's alone from this start on (docs/operations.md, "Backups and restore").
+  if (database.kind === 'sqlite') {
+    for (const restriction of restrictSqliteFiles(database.file)) options.log(describeRestriction(restriction));
   }
 
   const migrationsList = await readMigrations(migrationsDirectory(kind));

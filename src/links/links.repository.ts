@@ -4,6 +4,7 @@ import { PrismaService } from '../database/prisma.service.js';
 import type { OutboxEvent, OutboxMessages } from '../webhooks/outbox/outbox-messages.js';
 import { OutboxSignal } from '../webhooks/outbox/outbox-signal.js';
 import { WebhookOutbox, type TransactionClient } from '../webhooks/outbox/webhook-outbox.js';
+import { DESTINATION_COLUMNS, destinationUrls } from './link-destinations.js';
 import { LinkStore, type NewLink, type StoredLink } from './store/link-store.js';
 
 export type { NewLink } from './store/link-store.js';
@@ -58,14 +59,20 @@ export interface AdminLinkRecord extends LinkRecord {
 /** A link whose disabled state a rule decides again (a host unblocked, an account enabled). */
 export interface LinkToRecheck {
   code: string;
-  /** Its targets: `url`, and `ios_url` and `android_url` when it has them. */
+  /** Its destinations' URLs (link-destinations.ts). */
   urls: string[];
   accountDisabled: boolean;
 }
 
-/** A link's targets, the device targets it has included. */
-function targetsOf(link: { url: string; iosUrl: string | null; androidUrl: string | null }): string[] {
-  return [link.url, link.iosUrl, link.androidUrl].filter((url): url is string => url !== null);
+/** Prisma's `select` of every destination column (link-destinations.ts lists them). */
+const DESTINATIONS_SELECT = Object.fromEntries(DESTINATION_COLUMNS.map((column) => [column, true])) as Record<
+  (typeof DESTINATION_COLUMNS)[number],
+  true
+>;
+
+/** Prisma's condition "one of the link's destinations contains one of `texts`" (LIKE, as `contains` is). */
+function anyDestinationContains(texts: string[]) {
+  return texts.flatMap((text) => DESTINATION_COLUMNS.map((column) => ({ [column]: { contains: text } })));
 }
 
 /** A link's new state: live (null), or disabled for this cause and reason. */
@@ -327,9 +334,10 @@ export class LinksRepository {
 
   /**
    * One page of every account's links (and the anonymous ones), newest first; with `search`,
-   * those whose code or URL contains it (a URL's scheme and host are stored in lower case, so a
+   * those whose code or one of whose destinations (`url`, `ios_url`, `android_url`: see
+   * link-destinations.ts) contains it (a URL's scheme and host are stored in lower case, so a
    * host is found however it is typed); with `accountId`, that account's links only. For the
-   * admins' pages: an occasional read, through Prisma.
+   * admins' pages and API: an occasional read, through Prisma.
    */
   async listForAdmin(
     limit: number,
@@ -343,10 +351,10 @@ export class LinksRepository {
       ...(accountId === undefined ? {} : { accountId }),
       ...(search
         ? {
+            // As typed, and in lower case for a host typed in capitals (PostgreSQL's LIKE minds case).
             OR: [
               { code: { contains: search } },
-              { url: { contains: search } },
-              { url: { contains: search.toLowerCase() } },
+              ...anyDestinationContains([...new Set([search, search.toLowerCase()])]),
             ],
           }
         : {}),
@@ -421,8 +429,9 @@ export class LinksRepository {
   }
 
   /**
-   * The live links (or, with `cause`, the links disabled for it) with a target (`url`, `ios_url`
-   * or `android_url`) that may point at `host` or a subdomain of it: every such URL with
+   * The live links (or, with `cause`, the links disabled for it) with a destination (`url`,
+   * `ios_url`, `android_url`: link-destinations.ts) that may point at `host` or a subdomain of
+   * it: every such URL with
    * `://host/`, `://host:`, `.host/` or `.host:` in it. A superset (the text may sit in a path,
    * `_` is a LIKE wildcard): the caller checks each target's host. On PostgreSQL the trigram
    * index serves the patterns on `url`.
@@ -432,17 +441,13 @@ export class LinksRepository {
     const links = await this.prisma.link.findMany({
       where: {
         ...(cause ? { disabledCause: cause } : { disabledAt: null }),
-        OR: patterns.flatMap((pattern) => [
-          { url: { contains: pattern } },
-          { iosUrl: { contains: pattern } },
-          { androidUrl: { contains: pattern } },
-        ]),
+        OR: anyDestinationContains(patterns),
       },
-      select: { code: true, url: true, iosUrl: true, androidUrl: true, account: { select: { disabledAt: true } } },
+      select: { code: true, ...DESTINATIONS_SELECT, account: { select: { disabledAt: true } } },
     });
     return links.map((link) => ({
       code: link.code,
-      urls: targetsOf(link),
+      urls: destinationUrls(link),
       accountDisabled: Boolean(link.account?.disabledAt),
     }));
   }
@@ -451,9 +456,9 @@ export class LinksRepository {
   async findOfAccountDisabledFor(accountId: string, cause: DisabledCause): Promise<LinkToRecheck[]> {
     const links = await this.prisma.link.findMany({
       where: { accountId, disabledCause: cause },
-      select: { code: true, url: true, iosUrl: true, androidUrl: true },
+      select: { code: true, ...DESTINATIONS_SELECT },
     });
-    return links.map((link) => ({ code: link.code, urls: targetsOf(link), accountDisabled: false }));
+    return links.map((link) => ({ code: link.code, urls: destinationUrls(link), accountDisabled: false }));
   }
 
   /**

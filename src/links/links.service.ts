@@ -27,6 +27,7 @@ import { parseTags } from './link-tags.js';
 import { hashPassword } from '../accounts/passwords.js';
 import { MAX_BULK_PASSWORDS, parsePassword } from './link-password.js';
 import { qrCodeSvg } from './qr-code.js';
+import { destinationsOf, destinationUrls, type LinkDestination } from './link-destinations.js';
 import { normalizeTargetUrl, type TargetField } from './target-url.js';
 import { WebhookSubscriptions } from '../webhooks/outbox/webhook-subscriptions.js';
 import { messageBody } from '../webhooks/webhook-events.js';
@@ -86,12 +87,16 @@ export interface ImportOptions {
   importing: true;
 }
 
-/** A link as the instance's admins see it: the resource, its owner and why it is disabled. */
+/**
+ * A link as the instance's admins see it: the resource, its owner, why it is disabled, and
+ * every place it sends visitors (`destinations`, `url` first: what moderation must look at).
+ */
 export interface AdminLinkView extends LinkDto {
   /** The owner's e-mail address; null for an anonymous link. */
   owner_email: string | null;
   disabled_reason: string | null;
   disabled_cause: DisabledCause | null;
+  destinations: LinkDestination[];
 }
 
 /** The outcome of one bulk item: the link, or the problem that item alone ran into. */
@@ -338,11 +343,10 @@ export class LinksService {
     const tags = parseTags(input.tags);
     const iosUrl = this.deviceUrl(input.ios_url, 'ios_url');
     const androidUrl = this.deviceUrl(input.android_url, 'android_url');
-    if (url !== undefined || iosUrl || androidUrl) {
+    const destinations = destinationsOf({ url, iosUrl, androidUrl });
+    if (destinations.length > 0) {
       const blocked = await this.blockedHosts.snapshot();
-      if (url !== undefined) this.refuseBlocked(url, blocked);
-      if (iosUrl) this.refuseBlocked(iosUrl, blocked, 'ios_url');
-      if (androidUrl) this.refuseBlocked(androidUrl, blocked, 'android_url');
+      for (const destination of destinations) this.refuseBlocked(destination.url, blocked, destination.field);
     }
     const password = parsePassword(input.password);
     // Hashed once every check has passed: the hash is the expensive part, on purpose.
@@ -442,8 +446,10 @@ export class LinksService {
     const tags = parseTags(input.tags);
     const iosUrl = this.deviceUrl(input.ios_url, 'ios_url') ?? null;
     const androidUrl = this.deviceUrl(input.android_url, 'android_url') ?? null;
-    if (iosUrl) this.refuseBlocked(iosUrl, blocked, 'ios_url');
-    if (androidUrl) this.refuseBlocked(androidUrl, blocked, 'android_url');
+    // `url` was checked above, first: the other destinations here.
+    for (const destination of destinationsOf({ iosUrl, androidUrl })) {
+      this.refuseBlocked(destination.url, blocked, destination.field);
+    }
     const password = parsePassword(input.password) ?? undefined;
     return { url, customCode: customCode as string | undefined, expiresAt, tags, password, iosUrl, androidUrl };
   }
@@ -499,8 +505,7 @@ export class LinksService {
   async enableByAdmin(code: string): Promise<LinkDto> {
     const link = await this.getRecordForAdmin(code);
     if (link.disabledAt === null) return this.toDto(link);
-    const targets = [link.url, link.iosUrl, link.androidUrl].filter((url): url is string => url !== null);
-    const host = blockerOfAny(targets, await this.blockedHosts.snapshot());
+    const host = blockerOfAny(destinationUrls(link), await this.blockedHosts.snapshot());
     if (host !== null) {
       throw ApiError.adminConflict(
         `This link stays disabled while its host ${host} is blocked: unblock the host to enable it`,
@@ -594,6 +599,7 @@ export class LinksService {
       owner_email: link.ownerEmail,
       disabled_reason: link.disabledReason,
       disabled_cause: link.disabledCause,
+      destinations: destinationsOf(link),
     };
   }
 

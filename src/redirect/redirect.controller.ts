@@ -21,13 +21,18 @@ import { REDIRECT_ROUTE } from './redirect-fast-path.js';
 import { ServiceCounters } from '../metrics/service-counters.js';
 import { deviceTarget } from './device-target.js';
 import { LINK_PASSWORD_MAX_LENGTH } from '../links/link-password.js';
-import { LinkPasswordGuesses } from './link-password-guesses.js';
+import { formTokenValid, issueFormToken } from './link-password-form.js';
+import { LinkPasswordGuesses, type GuessLimit } from './link-password-guesses.js';
 import { LINK_EXPIRED, RedirectService, type ResolvedLink } from './redirect.service.js';
 
 type RedirectRequest = FastifyRequest<{ Params: { code: string } }>;
 
-/** What the password form may be asked to show. */
-type PasswordPage = { status: 200 } | { status: 401 } | { status: 429; retryAfterSeconds: number };
+/**
+ * What the password form may be asked to show: the form; a wrong password; a form posted without
+ * this form's token (from another site, or shown too long ago); a try refused by a limit.
+ */
+type PasswordPage =
+  { status: 200 } | { status: 401 } | { status: 403 } | { status: 429; limit: GuessLimit; retryAfterSeconds: number };
 
 const HTML_PAGE = { 'text/html': { schema: { type: 'string' } } };
 
@@ -149,7 +154,7 @@ export class RedirectController {
     if (link.rules.passwordHash !== null) {
       // A checker's HEAD learns that the link exists and is protected, nothing more.
       if (request.method === 'HEAD') throw ApiError.passwordRequired();
-      return this.passwordPage(reply, code, { status: 200 });
+      return this.passwordPage(request, reply, code, link.rules.passwordHash, { status: 200 });
     }
     this.counters.redirectsFound++;
     this.redirects.sendRedirect(
@@ -162,12 +167,15 @@ export class RedirectController {
 
   /**
    * Unlock a password-protected link
-   * @remarks The password form's submission (`application/x-www-form-urlencoded`, field
-   * `password`). The right password answers `302 Found` to the target (or the device's target)
-   * and counts the visit; a wrong one answers 401 with the form again. After 10 wrong passwords
-   * from one client IP address for one link within 15 minutes, every try answers 429 until the
-   * 15 minutes are over. Nothing is remembered: each visit asks again. A link without a password
-   * simply redirects.
+   * @remarks The password form's submission (`application/x-www-form-urlencoded`, fields
+   * `password` and `_csrf`, the token of the form as `GET /{code}` showed it to this client
+   * address, valid 2 hours; a JSON body `{"password": …}` needs no token). The right password
+   * answers `302 Found` to the target (or the device's target) and counts the visit; a wrong one
+   * answers 401 with the form again. A form without a valid token answers 403 with a fresh form,
+   * and its password is neither checked nor counted. After 10 wrong passwords from one client IP
+   * address for one link, or 30 from every address together, within 15 minutes, every try (from
+   * that address, or from anyone) answers 429 until the 15 minutes are over. Nothing is
+   * remembered: each visit asks again. A link without a password simply redirects.
    */
   @Post(REDIRECT_ROUTE)
   @Public()
@@ -177,15 +185,29 @@ export class RedirectController {
     schema: {
       type: 'object',
       required: ['password'],
-      properties: { password: { type: 'string', maxLength: LINK_PASSWORD_MAX_LENGTH, example: 'open sesame' } },
+      properties: {
+        password: { type: 'string', maxLength: LINK_PASSWORD_MAX_LENGTH, example: 'open sesame' },
+        _csrf: {
+          type: 'string',
+          description: "The form's token, from the page `GET /{code}` showed this client address",
+          example: 'tbq1ms.Xk2…',
+        },
+      },
     },
   })
   @REDIRECT_RESPONSE
   @ApiProduces('text/html')
   @ApiResponse({ status: 401, description: 'Wrong password: the form again, saying so.', content: HTML_PAGE })
   @ApiResponse({
+    status: 403,
+    description:
+      'A form without a valid token (posted from another site, or shown more than 2 hours ago): a fresh form; the password was not checked.',
+    content: HTML_PAGE,
+  })
+  @ApiResponse({
     status: 429,
-    description: 'Too many wrong passwords from this address for this link: the form, saying when to try again.',
+    description:
+      'Too many wrong passwords from this address for this link, or for this link from everyone: the form, saying when to try again.',
     content: HTML_PAGE,
   })
   @GONE_RESPONSE
@@ -201,12 +223,24 @@ export class RedirectController {
       this.redirects.sendRedirect(request, reply, code, target);
       return;
     }
+    const passwordHash = link.rules.passwordHash;
     const body = request.body as Record<string, unknown> | undefined;
+    // A browser posts JSON to another site only after a CORS preflight, which these routes never
+    // grant: only a form can come from elsewhere, and a form must carry the token of one this
+    // client was shown here. Checked before the limits: a forged form is no guess.
+    if (!isJson(request) && !formTokenValid(body?._csrf, code, request.ip, passwordHash)) {
+      return this.passwordPage(request, reply, code, passwordHash, { status: 403 });
+    }
     const given = typeof body?.password === 'string' ? body.password : '';
-    const guess = await this.guesses.check(code, request.ip, given, link.rules.passwordHash);
-    if (guess.outcome === 'limited')
-      return this.passwordPage(reply, code, { status: 429, retryAfterSeconds: guess.retryAfterSeconds });
-    if (guess.outcome === 'wrong') return this.passwordPage(reply, code, { status: 401 });
+    const guess = await this.guesses.check(code, request.ip, given, passwordHash);
+    if (guess.outcome === 'limited') {
+      return this.passwordPage(request, reply, code, passwordHash, {
+        status: 429,
+        limit: guess.limit,
+        retryAfterSeconds: guess.retryAfterSeconds,
+      });
+    }
+    if (guess.outcome === 'wrong') return this.passwordPage(request, reply, code, passwordHash, { status: 401 });
     this.counters.redirectsFound++;
     this.redirects.sendRedirect(request, reply, code, target);
   }
@@ -244,10 +278,19 @@ export class RedirectController {
    * The password form of a protected link: a page like the dashboard's (its layout, stylesheet
    * and security headers), never stored by a browser or a proxy, and not for search engines.
    */
-  private async passwordPage(reply: FastifyReply, code: string, page: PasswordPage): Promise<void> {
+  private async passwordPage(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    code: string,
+    passwordHash: string,
+    page: PasswordPage,
+  ): Promise<void> {
     const html = await reply.viewAsync('link-password.eta', {
       code,
+      formToken: issueFormToken(code, request.ip, passwordHash),
       wrong: page.status === 401,
+      forged: page.status === 403,
+      lockedLink: page.status === 429 && page.limit === 'link',
       retryAfterMinutes: page.status === 429 ? Math.max(1, Math.ceil(page.retryAfterSeconds / 60)) : undefined,
     });
     if (page.status === 429) void reply.header('Retry-After', String(page.retryAfterSeconds));
@@ -259,4 +302,10 @@ export class RedirectController {
       .header('X-Robots-Tag', 'noindex')
       .send(html);
   }
+}
+
+/** Whether the request's body came as JSON (`application/json`, any parameters). */
+function isJson(request: FastifyRequest): boolean {
+  const type = request.headers['content-type'];
+  return typeof type === 'string' && /^application\/json\s*(;|$)/i.test(type);
 }

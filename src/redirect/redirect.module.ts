@@ -11,5 +11,7 @@ import { RedirectService } from './redirect.service.js';
   imports: [LinksModule, ClicksModule],
   controllers: [RedirectController],
   providers: [redirectLookupProvider, RedirectService, RedirectFastPath, LinkPasswordGuesses],
+  // The link page tells the owner about the wrong passwords tried on a link.
+  exports: [LinkPasswordGuesses],
 })
 export class RedirectModule {}

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ClicksService } from '../clicks/clicks.service.js';
 import { LoggedClicks } from '../clicks/logged-clicks.js';
-import type { TagListDto } from './dto/tag-list.dto.js';
+import { DEFAULT_TAG_PAGE_SIZE, type ListTagsQueryDto, type TagListDto } from './dto/tag-list.dto.js';
 import { TagsRepository } from './tags.repository.js';
 
 /** The tags of an account's links, for the API (`GET /api/tags`). */
@@ -14,12 +14,15 @@ export class TagsService {
   ) {}
 
   /**
-   * Every tag of the account's links, sorted, with how many links have it and their clicks
-   * together; on SQLite, the clicks logged and not folded into the links yet included (as each
-   * link's `clicks` includes them).
+   * One page of the tags of the account's links, sorted, with how many links have each and their
+   * clicks together; on SQLite, the clicks logged and not folded into the links yet included (as
+   * each link's `clicks` includes them).
    */
-  async list(accountId: string): Promise<TagListDto> {
-    const rows = await this.repository.accountTags(accountId, await this.clicks.loggedCodesOf(accountId));
+  async list(accountId: string, query: ListTagsQueryDto = {}): Promise<TagListDto> {
+    const limit = query.limit ?? DEFAULT_TAG_PAGE_SIZE;
+    const offset = query.offset ?? 0;
+    const loggedCodes = await this.clicks.loggedCodesOf(accountId);
+    const rows = await this.repository.accountTags(accountId, loggedCodes, limit, offset);
     const byTag = new Map(rows.tags.map((row) => [row.tag, { ...row }]));
     for (const { link, tags } of rows.logged) {
       const clicks = this.loggedClicks.clicksNotIn(link);
@@ -28,6 +31,11 @@ export class TagsService {
         if (summary) summary.clicks += clicks;
       }
     }
-    return { data: [...byTag.values()].sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0)) };
+    return {
+      data: [...byTag.values()].sort((a, b) => (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0)),
+      total: rows.total,
+      limit,
+      offset,
+    };
   }
 }

@@ -40,6 +40,95 @@ describe('isForbiddenAddress', () => {
   );
 });
 
+/**
+ * IPv6 addresses that carry an IPv4 address a connection may end up at, in each of their
+ * spellings (hex groups, dotted tails, leading zeros, upper case): a private IPv4 inside one is
+ * refused as the IPv4 address itself would be. Teredo and the local-use NAT64 prefix are refused
+ * whatever they carry.
+ */
+describe('isForbiddenAddress with an IPv4 address inside an IPv6 one', () => {
+  it.each([
+    // IPv4-mapped, ::ffff:0:0/96
+    ['::ffff:127.0.0.1', 'mapped, dotted'],
+    ['::ffff:7f00:1', 'mapped, hex'],
+    ['::FFFF:7F00:0001', 'mapped, hex, upper case and leading zeros'],
+    ['0:0:0:0:0:ffff:127.0.0.1', 'mapped, written out'],
+    ['0000:0000:0000:0000:0000:ffff:0a00:0001', 'mapped, every zero written'],
+    ['::ffff:a9fe:a9fe', 'mapped, the metadata address in hex'],
+    ['::ffff:169.254.169.254', 'mapped, the metadata address dotted'],
+    ['::ffff:0.0.0.0', 'mapped, unspecified'],
+    // IPv4-translated (SIIT), ::ffff:0:0:0/96
+    ['::ffff:0:127.0.0.1', 'translated, dotted'],
+    ['::ffff:0:7f00:1', 'translated, hex'],
+    ['::ffff:0:10.0.0.1', 'translated, private, dotted'],
+    ['0:0:0:0:ffff:0:a9fe:a9fe', 'translated, the metadata address, written out'],
+    ['::FFFF:0:C0A8:0101', 'translated, upper case'],
+    // IPv4-compatible (deprecated), ::/96
+    ['::127.0.0.1', 'compatible, dotted'],
+    ['::a00:1', 'compatible, hex'],
+    // NAT64 well-known prefix, 64:ff9b::/96
+    ['64:ff9b::127.0.0.1', 'NAT64, dotted'],
+    ['64:ff9b::7f00:1', 'NAT64, hex'],
+    ['64:ff9b::10.0.0.1', 'NAT64, private'],
+    ['64:ff9b::a9fe:a9fe', 'NAT64, the metadata address'],
+    ['0064:FF9B:0000:0000:0000:0000:C0A8:0101', 'NAT64, written out, upper case'],
+    ['64:ff9b:0:0:0:0:192.168.1.1', 'NAT64, written out, dotted'],
+    // NAT64 local-use prefix, 64:ff9b:1::/48 (where the IPv4 sits depends on the network's prefix length)
+    ['64:ff9b:1::a00:1', 'local-use NAT64 /96, hex'],
+    ['64:ff9b:1::10.0.0.1', 'local-use NAT64 /96, dotted'],
+    ['64:ff9b:1:a00:1::', 'local-use NAT64 /64'],
+    ['64:ff9b:1:0:808:808::', 'local-use NAT64 carrying a public address'],
+    ['64:ff9b::ffff:7f00:1', 'the NAT64 /32 around the /96, outside it'],
+    // Teredo, 2001::/32: the client's IPv4 is stored inverted in the last 32 bits
+    ['2001:0:4136:e378:8000:63bf:80ff:fffe', 'Teredo, client 127.0.0.1'],
+    ['2001::80ff:fffe', 'Teredo, client 127.0.0.1, short'],
+    ['2001:0:5ef5:79fd::f5ff:fffe', 'Teredo, client 10.0.0.1'],
+    ['2001:0000:4136:E378:8000:63BF:5601:5601', 'Teredo, client 169.254.169.254'],
+    ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 'Teredo, client 8.8.8.8 (refused too: a tunnel, never a receiver)'],
+    // 6to4, 2002::/16: the IPv4 address in the second and third groups
+    ['2002:7f00:1::', '6to4, 127.0.0.1'],
+    ['2002:0a00:0001::1', '6to4, 10.0.0.1'],
+    ['2002:a9fe:a9fe::1', '6to4, the metadata address'],
+    ['2002:C0A8:0101:0:0:0:0:1', '6to4, 192.168.1.1, written out'],
+  ])('refuses %s (%s)', (address) => {
+    expect(isForbiddenAddress(address)).toBe(true);
+  });
+
+  it.each([
+    ['::ffff:8.8.8.8', 'mapped'],
+    ['::ffff:808:808', 'mapped, hex'],
+    ['::ffff:0:8.8.8.8', 'translated'],
+    ['64:ff9b::8.8.8.8', 'NAT64'],
+    ['64:ff9b::5db8:d822', 'NAT64, hex'],
+    ['2002:808:808::1', '6to4'],
+    ['2001:db9::1', 'next to Teredo'],
+    ['2001:4860:4860::8888', 'a public address in 2001::/16'],
+  ])('allows %s (%s), which carries a public address', (address) => {
+    expect(isForbiddenAddress(address)).toBe(false);
+  });
+
+  it.each([
+    'http://[::ffff:0:7f00:1]/',
+    'http://[::ffff:0:10.0.0.1]/',
+    'http://[64:ff9b:1::a00:1]/',
+    'http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/',
+    'http://[64:ff9b::169.254.169.254]/',
+    'http://[2002:a9fe:a9fe::]/',
+    'http://[::ffff:169.254.169.254]/',
+  ])('refuses the URL %s when the webhook is added', async (url) => {
+    await expect(checkDestination(new URL(url), () => Promise.reject(new Error('no DNS')))).rejects.toMatchObject({
+      errorName: 'invalid_url',
+    });
+  });
+
+  it('refuses a name that resolves to such an address', async () => {
+    const resolver = () => Promise.resolve(['93.184.216.34', '::ffff:0:a00:1']);
+    await expect(checkDestination(new URL('https://rebind.example/'), resolver)).rejects.toMatchObject({
+      errorName: 'invalid_url',
+    });
+  });
+});
+
 describe('normalizeWebhookUrl', () => {
   const base = 'https://sl.example';
 

@@ -31,7 +31,15 @@ for (const [network, prefix] of [
 for (const [network, prefix] of [
   ['::', 128], // unspecified
   ['::1', 128], // loopback
+  // NAT64 around the well-known /96 (which isForbiddenAddress judges by the IPv4 address in it):
+  // the local-use 64:ff9b:1::/48 (RFC 8215), where the IPv4 address sits wherever the network's
+  // prefix length puts it, and the rest of 64:ff9b::/32, which is no public receiver either.
+  ['64:ff9b::', 32],
+  ['64:ff9b:1::', 48],
   ['100::', 64], // discard-only
+  // Teredo (RFC 4380): a tunnel to the client IPv4 address (stored inverted in the last 32
+  // bits) through a relay of the service's host or network; never a receiver's address.
+  ['2001::', 32],
   ['fc00::', 7], // unique-local
   ['fe80::', 10], // link-local
   ['fec0::', 10], // site-local (deprecated)
@@ -63,14 +71,18 @@ function ipv4FromGroups(high: number, low: number): string {
 }
 
 /**
- * The IPv4 address an IPv6 address stands for, when it embeds one a connection would reach:
- * IPv4-mapped (`::ffff:127.0.0.1`), IPv4-compatible (`::127.0.0.1`), NAT64 (`64:ff9b::/96`) and
- * 6to4 (`2002::/16`).
+ * The IPv4 address an IPv6 address stands for, when it embeds one a connection could reach,
+ * however it is spelled (hex groups or a dotted tail; `ipv6Groups` reads both):
+ * IPv4-mapped (`::ffff:0:0/96`, `::ffff:127.0.0.1`), IPv4-translated (SIIT, `::ffff:0:0:0/96`,
+ * `::ffff:0:127.0.0.1`), IPv4-compatible (`::/96`, `::127.0.0.1`), NAT64's well-known prefix
+ * (`64:ff9b::/96`) and 6to4 (`2002::/16`, the IPv4 address in the second and third groups).
+ * Teredo and the rest of NAT64's space are in FORBIDDEN whole.
  */
 function embeddedIpv4(address: string): string | undefined {
   const g = ipv6Groups(address);
   const zeroUpTo = (n: number) => g.slice(0, n).every((group) => group === 0);
   if (zeroUpTo(5) && g[5] === 0xffff) return ipv4FromGroups(g[6], g[7]);
+  if (zeroUpTo(4) && g[4] === 0xffff && g[5] === 0) return ipv4FromGroups(g[6], g[7]);
   if (zeroUpTo(6) && (g[6] !== 0 || g[7] > 1)) return ipv4FromGroups(g[6], g[7]);
   if (g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((group) => group === 0)) {
     return ipv4FromGroups(g[6], g[7]);
@@ -85,7 +97,7 @@ export function isForbiddenAddress(address: string): boolean {
   if (family === 4) return FORBIDDEN.check(address, 'ipv4');
   if (family !== 6) return true;
   const inner = embeddedIpv4(address);
-  if (inner !== undefined && FORBIDDEN.check(inner, 'ipv4')) return true;
+  if (inner !== undefined) return FORBIDDEN.check(inner, 'ipv4');
   return FORBIDDEN.check(address.replace(/%.*$/, ''), 'ipv6');
 }
 

@@ -141,6 +141,11 @@ echo "the dashboard's pages, Swagger UI and the OpenAPI document are served"
 pm exec "$first" shortlink account create box@example.test >/dev/null
 token=$(pm exec "$first" shortlink token create box@example.test 2>/dev/null)
 [[ "$token" =~ ^sl_[0-9A-Za-z]{40}$ ]] || fail "shortlink token create in the container printed: $token"
+# The database (password hashes, secrets), its WAL and shared memory and a backup: the owner's alone.
+grep -q '^Umask:[[:space:]]*0077$' <(pm exec "$first" cat /proc/1/status) || fail "the service does not run with umask 077"
+modes=$(pm exec "$first" sh -c 'shortlink backup /data/mode-check.db >/dev/null && stat -c "%a %n" /data/shortlink.db /data/shortlink.db-wal /data/shortlink.db-shm /data/mode-check.db && rm /data/mode-check.db')
+if grep -v '^600 ' <<<"$modes"; then fail "files in /data readable by others: $modes"; fi
+echo "umask 077; the database, its WAL and shared memory and a backup are 0600"
 code=$(curl -fsS -X POST "http://127.0.0.1:$port/api/links" -H "X-API-Key: $token" -H 'Content-Type: application/json' \
   -d '{"url":"https://example.com/in-a-container","custom_code":"boxed"}' | node -pe 'JSON.parse(require("fs").readFileSync(0)).code')
 [ "$code" = boxed ] || fail "creation answered $code"

@@ -1,6 +1,8 @@
 import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
 import { PaginationQueryDto } from '../../common/pagination/pagination-query.dto.js';
+import { LinkDto } from '../../links/dto/link.dto.js';
+import { MAX_SEARCH_LENGTH } from '../../links/dto/list-links-query.dto.js';
 import { REPORT_REASONS, REPORT_STATUSES } from '../../reports/reports.service.js';
 import { MAX_REASON_LENGTH } from '../admin.service.js';
 
@@ -137,6 +139,105 @@ export class ReportListDto {
 
   /**
    * How many reports have this status.
+   * @example 1
+   */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  total!: number;
+
+  /** @example 20 */
+  @ApiProperty({ type: 'integer', minimum: 1, maximum: 100 })
+  limit!: number;
+
+  /** @example 0 */
+  @ApiProperty({ type: 'integer', minimum: 0 })
+  offset!: number;
+}
+
+/** `?q=&account=&limit=&offset=` of `GET /api/admin/links`. */
+export class ListAdminLinksQueryDto extends PaginationQueryDto {
+  /**
+   * Keep only links whose code or one of whose destinations (`url`, `ios_url`, `android_url`)
+   * contains this text: part of a code, a URL or a host (a host in any letter case). 1 to 200
+   * characters; `%` and `_` are ordinary characters.
+   * @example "evil.example"
+   */
+  // A repeated `q` arrives as an array and fails @IsString: 400, not a guess at which one.
+  @ApiPropertyOptional({ minLength: 1, maxLength: MAX_SEARCH_LENGTH })
+  @IsOptional()
+  @IsString()
+  @Length(1, MAX_SEARCH_LENGTH)
+  q?: string;
+
+  /**
+   * Keep only this account's links (its id).
+   * @example "0b9f3c2e-4d0a-4c55-9a64-0d3f8f1e2a7b"
+   */
+  @ApiPropertyOptional({ format: 'uuid' })
+  @IsOptional()
+  @IsUUID()
+  account?: string;
+}
+
+const DESTINATION_FIELDS = ['url', 'ios_url', 'android_url'] as const;
+
+/** One place a link sends visitors. */
+@ApiSchema({ name: 'LinkDestination' })
+export class LinkDestinationDto {
+  /**
+   * The link's field it comes from: `url` (everyone else), `ios_url` (iPhones, iPads, iPods),
+   * `android_url` (Android devices).
+   * @example "ios_url"
+   */
+  @ApiProperty({ enum: DESTINATION_FIELDS, enumName: 'LinkDestinationField' })
+  field!: (typeof DESTINATION_FIELDS)[number];
+
+  /**
+   * The URL visitors are sent to.
+   * @example "https://evil.example/login"
+   */
+  @ApiProperty({ format: 'uri' })
+  url!: string;
+}
+
+/** A link of any account, as the admins see it. */
+@ApiSchema({ name: 'AdminLink' })
+export class AdminLinkDto extends LinkDto {
+  /**
+   * The owner's e-mail address; null for an anonymous link.
+   * @example "someone@example.com"
+   */
+  @ApiProperty({ type: 'string', nullable: true })
+  owner_email!: string | null;
+
+  /**
+   * Why the link is disabled; null while it is live.
+   * @example null
+   */
+  @ApiProperty({ type: 'string', nullable: true })
+  disabled_reason!: string | null;
+
+  /**
+   * What disabled it: `admin` (by hand), `host` (a blocked host), `account` (its account is
+   * disabled); null while it is live.
+   * @example null
+   */
+  @ApiProperty({ enum: ['admin', 'host', 'account'], enumName: 'DisabledCause', nullable: true })
+  disabled_cause!: 'admin' | 'host' | 'account' | null;
+
+  /**
+   * Every place the link sends visitors, `url` first: look at all of them, not `url` alone (a
+   * harmless `url` may hide a phishing page for phones).
+   */
+  destinations!: LinkDestinationDto[];
+}
+
+/** One page of every account's links, newest first. */
+@ApiSchema({ name: 'AdminLinkList' })
+export class AdminLinkListDto {
+  data!: AdminLinkDto[];
+
+  /**
+   * How many links there are (with `q` or `account`: how many match).
    * @example 1
    */
   @ApiProperty({ type: 'integer', minimum: 0 })

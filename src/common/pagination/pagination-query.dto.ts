@@ -9,7 +9,7 @@ export const MAX_OFFSET = 2_147_483_647;
 
 // Query values arrive as strings. Only plain decimal integers become numbers; anything else
 // ("abc", "1.5", "", " 1", a repeated parameter) stays as given and fails @IsInt.
-const toStrictInteger = ({ value }: { value: unknown }) =>
+export const toStrictInteger = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^\d{1,16}$/.test(value) ? Number(value) : value;
 
 /** `?limit=&offset=` of list endpoints. */

@@ -68,7 +68,7 @@ export class CreateLinkDto {
   tags?: string[];
 
   /**
-   * A password people must enter before the short URL redirects them: 4 to 256 characters.
+   * A password people must enter before the short URL redirects them: 8 to 256 characters.
    * Stored hashed (scrypt) and never returned; the link's `password_protected` says it has one.
    * Needs an API token. `null` is the same as leaving it out.
    * @example "open sesame"

@@ -38,7 +38,7 @@ export class UpdateLinkDto {
   tags?: string[];
 
   /**
-   * A new password (4 to 256 characters; stored hashed, never returned), or `null` to remove
+   * A new password (8 to 256 characters; stored hashed, never returned), or `null` to remove
    * the one the link has. Left out: unchanged.
    * @example "open sesame"
    */

@@ -14,6 +14,7 @@ import { clickChart } from '../../clicks/pages/click-chart.js';
 import { visitorTables } from '../../clicks/pages/click-tables.js';
 import { expiryForForm, expiryFromForm } from './expiry-field.js';
 import { tagsForForm, tagsFromForm } from './tags-field.js';
+import { LinkPasswordGuesses } from '../../redirect/link-password-guesses.js';
 import { PageController } from '../../pages/page-controller.decorator.js';
 import { field, formErrors, Pages, type Errors, type Form } from '../../pages/pages.js';
 import type { ActiveSession } from '../../auth/sessions/sessions.service.js';
@@ -37,6 +38,7 @@ export class LinksPagesController {
   constructor(
     private readonly links: LinksService,
     private readonly clicks: ClicksService,
+    private readonly guesses: LinkPasswordGuesses,
     private readonly pages: Pages,
   ) {}
 
@@ -275,6 +277,8 @@ export class LinksPagesController {
         expired: link.expires_at !== null && Date.parse(link.expires_at) <= Date.now(),
         saved: query.saved === '1',
         passwordSaved: query.password === 'set' || query.password === 'removed' ? query.password : undefined,
+        // Wrong passwords tried by visitors, and the lock they put on the link (its owner should know).
+        guesses: link.password_protected ? await this.guesses.guessesOn(link.code) : undefined,
       },
       status,
     );
