@@ -243,7 +243,7 @@ export class SqliteBackgroundWriter {
       v8.setFlagsFromString('--no-expose-gc');
     }
     worker.on('message', (reply: WriterReply) => this.onReply(reply));
-    worker.on('error', (error) => this.logger.error(`SQLite background writer failed: ${error.message}`));
+    worker.on('error', (error: Error) => this.logger.error(`SQLite background writer failed: ${error.message}`));
     worker.on('exit', (code) => this.onExit(worker, code));
     // An idle worker must not keep a process (a CLI, a test) alive; a worker with requests in
     // flight must, or a shutdown awaiting the last batch would see the event loop drain and
