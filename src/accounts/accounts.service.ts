@@ -166,6 +166,27 @@ export class AccountsService {
     await this.setPassword(account.id, password);
   }
 
+  /** Whether the account has a password (accounts made by the CLI or single sign-on may not). */
+  async hasPassword(accountId: string): Promise<boolean> {
+    return Boolean((await this.accounts.findById(accountId))?.passwordHash);
+  }
+
+  /**
+   * The account's own sign-in factors, with when each was added (ISO; null when unknown: a
+   * password set before the date was kept). Passkeys are listed by PasskeysService.
+   */
+  async signInFactors(
+    accountId: string,
+  ): Promise<{ password: { set: boolean; set_at: string | null }; totp: { on: boolean; since: string | null } }> {
+    const account = await this.accounts.findById(accountId);
+    if (!account) throw noSuchAccount();
+    const twoFactor = await this.accounts.findTwoFactor(accountId);
+    return {
+      password: { set: account.passwordHash !== null, set_at: account.passwordSetAt?.toISOString() ?? null },
+      totp: { on: Boolean(twoFactor?.totpEnabledAt), since: twoFactor?.totpEnabledAt?.toISOString() ?? null },
+    };
+  }
+
   /** Whether signing in to the account asks for a second factor (TOTP), and recovery codes left. */
   async twoFactorStatus(accountId: string): Promise<{ enabled: boolean; recoveryCodesLeft: number }> {
     const state = await this.accounts.findTwoFactor(accountId);
