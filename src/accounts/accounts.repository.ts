@@ -60,6 +60,22 @@ export class AccountsRepository {
     return updated.count > 0;
   }
 
+  /** Every account's id and address, a thousand at a time in id order (for the email check). */
+  async *emailsInBatches(): AsyncGenerator<{ id: string; email: string }[]> {
+    let after: string | undefined;
+    for (;;) {
+      const batch = await this.prisma.account.findMany({
+        where: after === undefined ? {} : { id: { gt: after } },
+        select: { id: true, email: true },
+        orderBy: { id: 'asc' },
+        take: 1000,
+      });
+      if (batch.length === 0) return;
+      yield batch;
+      after = batch[batch.length - 1].id;
+    }
+  }
+
   /** The account's two-factor state, or null for an unknown account. */
   findTwoFactor(
     id: string,

@@ -265,10 +265,7 @@ export class AccountPagesController {
     @CurrentSession() session: ActiveSession,
   ) {
     const account = await this.accounts.get(session.accountId);
-    const typed = field(request.body as Form, 'confirm_email', 1000)
-      .trim()
-      .toLowerCase();
-    if (typed !== account.email) {
+    if (!this.accounts.isAddressOf(account, field(request.body as Form, 'confirm_email', 1000))) {
       return this.renderAccount(
         reply,
         session,
