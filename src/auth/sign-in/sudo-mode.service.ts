@@ -78,11 +78,6 @@ export class SudoMode {
     return { outcome: 'confirmed' };
   }
 
-  /** The session just proved the password (and code) some other way, e.g. in a password change. */
-  async proved(session: ActiveSession): Promise<void> {
-    await this.sessions.recordAuthentication(session.idHash);
-  }
-
   private async confirmWith(accountId: string): Promise<'password' | 'password-and-code' | 'sign-in'> {
     if (!(await this.accounts.hasPassword(accountId))) return 'sign-in';
     return (await this.accounts.twoFactorStatus(accountId)).enabled ? 'password-and-code' : 'password';
