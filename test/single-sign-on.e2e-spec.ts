@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AccountsService } from '../src/accounts/accounts.service.js';
+import { PrismaService } from '../src/database/prisma.service.js';
 import { launchChromium } from './support/chromium.js';
 import { newClient } from './support/factories.js';
 import { freePort } from './support/free-port.js';
@@ -16,8 +17,16 @@ const newEmail = () => `sso-${randomBytes(4).toString('hex')}@example.test`;
 /** People the test provider knows: login name → email and whether it is verified. */
 const people = new Map<string, { email: string; verified: boolean }>();
 
-/** A real OpenID Connect provider (oidc-provider), with its development sign-in pages. */
-async function startProvider(redirectUris: string[]): Promise<{ issuer: string; close(): Promise<void> }> {
+/**
+ * A real OpenID Connect provider (oidc-provider), with its development sign-in pages.
+ * `forgedJwks`: it signs ID tokens with a key of its own but publishes another one, with the
+ * same key id, at its `jwks_uri`: ID tokens that no published key vouches for, as a token
+ * endpoint taken over (or a look-alike of it) would send.
+ */
+async function startProvider(
+  redirectUris: string[],
+  options: { forgedJwks?: boolean } = {},
+): Promise<{ issuer: string; close(): Promise<void> }> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   // Its start-up warnings (development keys, in-memory store, Node.js 20) are about running it
@@ -34,6 +43,7 @@ async function startProvider(redirectUris: string[]): Promise<{ issuer: string; 
     claims: { openid: ['sub'], email: ['email', 'email_verified'] },
     pkce: { required: () => true },
     cookies: { keys: ['test-cookie-key'] },
+    ...(options.forgedJwks ? { jwks: { keys: [rsaJwk('signing-key', 'private')] } } : {}),
     findAccount: (_context, sub) => {
       const person = people.get(sub);
       return person
@@ -42,9 +52,23 @@ async function startProvider(redirectUris: string[]): Promise<{ issuer: string; 
     },
   });
   console.warn = warn;
+  if (options.forgedJwks) {
+    const published = rsaJwk('signing-key', 'public');
+    provider.use(async (context, next) => {
+      await next();
+      if (context.path === '/jwks') context.body = { keys: [published] };
+    });
+  }
   const server: Server = provider.listen(port);
   await new Promise((resolve) => server.once('listening', resolve));
   return { issuer, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/** A new RSA key as a JWK for RS256 signatures (the private half, or the public one). */
+function rsaJwk(kid: string, half: 'private' | 'public'): Record<string, unknown> {
+  const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const jwk = (half === 'private' ? privateKey : publicKey).export({ format: 'jwk' });
+  return { ...jwk, kid, use: 'sig', alg: 'RS256' };
 }
 
 /** The whole redirect dance in Chromium, as a person does it; `before` may change requests on the way. */
@@ -264,6 +288,87 @@ describe('Single sign-on (OpenID Connect)', () => {
     await page.waitForURL('**/login/oidc/callback**');
     expect(await page.getByRole('alert').innerText()).toMatch(/did not sign you in: .*(iss|issuer)/i);
     expect(await testApp.app.get(AccountsService).findByEmail(email)).toBeNull();
+  });
+
+  /** How many accounts there are: a refused sign-in makes none. */
+  const accountCount = () => testApp.app.get(PrismaService).account.count();
+
+  it('refuses a verified email with a NUL in it (a 4xx page, no account, never a 500)', async () => {
+    const login = `person-${randomBytes(4).toString('hex')}`;
+    people.set(login, { email: `nul\u0000${randomBytes(4).toString('hex')}@example.test`, verified: true });
+    const before = await accountCount();
+    const page = await newPage();
+    const answer = page.waitForResponse(/\/login\/oidc\/callback/);
+    await signInThroughProvider(page, login);
+    expect((await answer).status()).toBe(403);
+    expect(await page.getByRole('alert').innerText()).toMatch(
+      /cannot be used for an account here.*invisible or control character/,
+    );
+    expect(await accountCount()).toBe(before);
+  });
+
+  it('refuses a verified email of 312 characters (no account)', async () => {
+    const login = `person-${randomBytes(4).toString('hex')}`;
+    const email = `${'a'.repeat(64)}.${randomBytes(4).toString('hex')}@${'b'.repeat(225)}.example.test`;
+    expect(email.length).toBe(312);
+    people.set(login, { email, verified: true });
+    const before = await accountCount();
+    const page = await newPage();
+    const answer = page.waitForResponse(/\/login\/oidc\/callback/);
+    await signInThroughProvider(page, login);
+    expect((await answer).status()).toBe(403);
+    expect(await page.getByRole('alert').innerText()).toMatch(/at most 254 characters/);
+    expect(await accountCount()).toBe(before);
+  });
+});
+
+describe('Single sign-on with ID tokens its provider’s published keys do not vouch for', () => {
+  let browser: Browser;
+  let testApp: TestApp;
+  let forger: { issuer: string; close(): Promise<void> };
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    forger = await startProvider([`${base}/login/oidc/callback`], { forgedJwks: true });
+    testApp = await startTestApp({
+      PORT: String(port),
+      SHORT_BASE_URL: base,
+      TRUST_PROXY: 'true',
+      OIDC_ISSUER: forger.issuer,
+      OIDC_CLIENT_ID: CLIENT.client_id,
+      OIDC_CLIENT_SECRET: CLIENT.client_secret,
+      OIDC_NAME: 'Test IdP',
+    });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await testApp?.close();
+    await forger?.close();
+  });
+
+  it('refuses the sign-in: the ID token’s signature is checked against the provider’s JWKS', async () => {
+    const context = await browser.newContext({
+      baseURL: testApp.baseUrl,
+      extraHTTPHeaders: newClient(),
+      bypassCSP: true,
+    });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.route(/fonts\.googleapis\.com/, (route) => route.abort());
+    const login = `person-${randomBytes(4).toString('hex')}`;
+    const email = newEmail();
+    people.set(login, { email, verified: true });
+
+    const answer = page.waitForResponse(/\/login\/oidc\/callback/);
+    await signInThroughProvider(page, login);
+    expect((await answer).status()).toBe(401);
+    expect(await page.getByRole('alert').innerText()).toMatch(/did not sign you in: .*signature/i);
+    expect(await testApp.app.get(AccountsService).findByEmail(email)).toBeNull();
+    expect((await context.cookies()).map((cookie) => cookie.name)).not.toContain('shortlink_session');
   });
 });
 

@@ -5,6 +5,8 @@ export interface AccountRecord {
   id: string;
   email: string;
   passwordHash: string | null;
+  /** When the password was last set; null without one, or when it was set before this was kept. */
+  passwordSetAt: Date | null;
   createdAt: Date;
   isAdmin: boolean;
   disabledAt: Date | null;
@@ -34,7 +36,8 @@ export class AccountsRepository {
   /** Creates the account; null when the e-mail address is taken (also by a concurrent create). */
   async create(email: string, passwordHash: string | null = null, isAdmin = false): Promise<AccountRecord | null> {
     try {
-      return await this.prisma.account.create({ data: { email, passwordHash, isAdmin } });
+      const passwordSetAt = passwordHash === null ? null : new Date();
+      return await this.prisma.account.create({ data: { email, passwordHash, passwordSetAt, isAdmin } });
     } catch (error) {
       if ((error as { code?: string }).code === 'P2002') return null;
       throw error;
@@ -50,8 +53,27 @@ export class AccountsRepository {
   }
 
   async setPassword(id: string, passwordHash: string): Promise<boolean> {
-    const updated = await this.prisma.account.updateMany({ where: { id }, data: { passwordHash } });
+    const updated = await this.prisma.account.updateMany({
+      where: { id },
+      data: { passwordHash, passwordSetAt: new Date() },
+    });
     return updated.count > 0;
+  }
+
+  /** Every account's id and address, a thousand at a time in id order (for the email check). */
+  async *emailsInBatches(): AsyncGenerator<{ id: string; email: string }[]> {
+    let after: string | undefined;
+    for (;;) {
+      const batch = await this.prisma.account.findMany({
+        where: after === undefined ? {} : { id: { gt: after } },
+        select: { id: true, email: true },
+        orderBy: { id: 'asc' },
+        take: 1000,
+      });
+      if (batch.length === 0) return;
+      yield batch;
+      after = batch[batch.length - 1].id;
+    }
   }
 
   /** The account's two-factor state, or null for an unknown account. */

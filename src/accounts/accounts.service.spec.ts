@@ -24,6 +24,7 @@ const owner: AccountRecord = {
   id: 'owner',
   email: 'owner@example.test',
   passwordHash: null,
+  passwordSetAt: null,
   createdAt: new Date(0),
   isAdmin: false,
   disabledAt: null,

@@ -12,6 +12,7 @@ import {
   newRecoveryCodes,
 } from './two-factor.js';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
+import { checkEmail, emailLookupKey, emailRuleBreaks, printableEmail } from './email-address.js';
 
 export interface AccountView {
   id: string;
@@ -29,10 +30,6 @@ export interface AdminAccountView extends AccountView {
   links: number;
 }
 
-const EMAIL_MAX_LENGTH = 254;
-
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
 function toAccountView(account: AccountRecord): AccountView {
   return {
     id: account.id,
@@ -47,20 +44,27 @@ function toAdminAccountView(account: AccountRecord): AdminAccountView {
   return { ...toAccountView(account), disabled_reason: account.disabledReason, links: account.linkCount };
 }
 
-/** E-mail addresses are compared case-insensitively, so they are stored lower-cased. */
-function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
 /** The account an id or an e-mail address names does not exist (said as the caller named it). */
 function noSuchAccount(email?: string): ApiError {
-  return ApiError.notFound(email === undefined ? 'No such account' : `No account for ${email}`);
+  return ApiError.notFound(email === undefined ? 'No such account' : `No account for ${printableEmail(email)}`);
 }
 
-function notAnEmail(email: string): ApiError {
-  return ApiError.validationFailed(`Not an e-mail address: ${email}`, [
-    { field: 'email', message: 'Enter an email address like name@example.com.' },
+/** The address under the email rule (email-address.ts), or a 400 saying what is wrong with it. */
+function acceptedEmail(input: string): string {
+  const check = checkEmail(input);
+  if (check.ok) return check.email;
+  // The input as typed may hold a NUL or an invisible character: shown escaped, never as it is.
+  throw ApiError.validationFailed(`Not an e-mail address: ${printableEmail(input)}`, [
+    { field: 'email', message: check.problem },
   ]);
+}
+
+/** An account whose stored address breaks the email rule (made before it): what the check reports. */
+export interface EmailRuleBreak {
+  id: string;
+  /** The stored address, made printable (invisible characters as U+XXXX). */
+  email: string;
+  breaks: string[];
 }
 
 /** A new password refused: why, for the person choosing it. */
@@ -81,8 +85,7 @@ export class AccountsService {
    * registered. `admin`: an admin of the instance (the CLI's `account create --admin`).
    */
   async create(email: string, options: { admin?: boolean } = {}): Promise<AccountView> {
-    const normalized = normalizeEmail(email);
-    if (!EMAIL.test(normalized)) throw notAnEmail(email);
+    const normalized = acceptedEmail(email);
     const account = await this.accounts.create(normalized, null, options.admin ?? false);
     if (!account) throw ApiError.accountExists(normalized);
     return toAccountView(account);
@@ -96,7 +99,8 @@ export class AccountsService {
   }
 
   async findByEmail(email: string): Promise<AccountView | null> {
-    const account = await this.accounts.findByEmail(normalizeEmail(email));
+    const key = emailLookupKey(email);
+    const account = key === null ? null : await this.accounts.findByEmail(key);
     return account && toAccountView(account);
   }
 
@@ -107,8 +111,7 @@ export class AccountsService {
 
   /** Sign-up: an account with a password; refused when the email is registered. */
   async register(email: string, password: string): Promise<AccountView> {
-    const normalized = normalizeEmail(email);
-    if (normalized.length > EMAIL_MAX_LENGTH || !EMAIL.test(normalized)) throw notAnEmail(email);
+    const normalized = acceptedEmail(email);
     const problem = await passwordProblem(password, normalized);
     if (problem) throw weakPassword(problem);
     const account = await this.accounts.create(normalized, await hashPassword(password));
@@ -121,8 +124,7 @@ export class AccountsService {
    * hash, so it takes as long as a wrong password and cannot be told apart.
    */
   async verifyCredentials(email: string, password: string): Promise<AccountView | null> {
-    const normalized = normalizeEmail(email);
-    const account = normalized.length <= EMAIL_MAX_LENGTH ? await this.accounts.findByEmail(normalized) : null;
+    const account = await this.findRecordByEmail(email);
     const ok = await verifyPassword(password, account?.passwordHash ?? (await decoyHash()));
     return ok && account?.passwordHash ? toAccountView(account) : null;
   }
@@ -134,8 +136,7 @@ export class AccountsService {
    */
   async trustedDevice(email: string, cookie: string | undefined): Promise<string | null> {
     if (cookie === undefined) return null;
-    const normalized = normalizeEmail(email);
-    const account = normalized.length <= EMAIL_MAX_LENGTH ? await this.accounts.findByEmail(normalized) : null;
+    const account = await this.findRecordByEmail(email);
     if (!account?.passwordHash) return null;
     const nonce = verifyDeviceCookie(cookie, account.id, account.passwordHash);
     return nonce && `${account.id}:${nonce}`;
@@ -161,9 +162,30 @@ export class AccountsService {
   }
 
   async setPasswordByEmail(email: string, password: string): Promise<void> {
-    const account = await this.accounts.findByEmail(normalizeEmail(email));
+    const account = await this.findRecordByEmail(email);
     if (!account) throw noSuchAccount(email);
     await this.setPassword(account.id, password);
+  }
+
+  /** Whether the account has a password (accounts made by the CLI or single sign-on may not). */
+  async hasPassword(accountId: string): Promise<boolean> {
+    return Boolean((await this.accounts.findById(accountId))?.passwordHash);
+  }
+
+  /**
+   * The account's own sign-in factors, with when each was added (ISO; null when unknown: a
+   * password set before the date was kept). Passkeys are listed by PasskeysService.
+   */
+  async signInFactors(
+    accountId: string,
+  ): Promise<{ password: { set: boolean; set_at: string | null }; totp: { on: boolean; since: string | null } }> {
+    const account = await this.accounts.findById(accountId);
+    if (!account) throw noSuchAccount();
+    const twoFactor = await this.accounts.findTwoFactor(accountId);
+    return {
+      password: { set: account.passwordHash !== null, set_at: account.passwordSetAt?.toISOString() ?? null },
+      totp: { on: Boolean(twoFactor?.totpEnabledAt), since: twoFactor?.totpEnabledAt?.toISOString() ?? null },
+    };
   }
 
   /** Whether signing in to the account asks for a second factor (TOTP), and recovery codes left. */
@@ -205,7 +227,7 @@ export class AccountsService {
 
   /** The CLI's `account reset-2fa`: turns TOTP off for an owner who lost their app and codes. */
   async resetTwoFactorByEmail(email: string): Promise<boolean> {
-    const account = await this.accounts.findByEmail(normalizeEmail(email));
+    const account = await this.findRecordByEmail(email);
     if (!account) throw noSuchAccount(email);
     const state = await this.accounts.findTwoFactor(account.id);
     if (!state?.totpEnabledAt) return false;
@@ -215,9 +237,35 @@ export class AccountsService {
 
   /** The account an e-mail address names, or 404 `not_found` ("No account for …"). */
   async getByEmail(email: string): Promise<AccountView> {
-    const account = await this.accounts.findByEmail(normalizeEmail(email));
+    const account = await this.findRecordByEmail(email);
     if (!account) throw noSuchAccount(email);
     return toAccountView(account);
+  }
+
+  /** Whether `typed` is the account's address under the email rule (another Unicode form, any case). */
+  isAddressOf(account: AccountView, typed: string): boolean {
+    return emailLookupKey(typed) === account.email;
+  }
+
+  /**
+   * The accounts whose stored address breaks the email rule (made before it), for an admin to
+   * look at: reported, never changed (which address the owner meant is theirs to say).
+   */
+  async emailRuleBreaks(): Promise<EmailRuleBreak[]> {
+    const found: EmailRuleBreak[] = [];
+    for await (const batch of this.accounts.emailsInBatches()) {
+      for (const { id, email } of batch) {
+        const breaks = emailRuleBreaks(email);
+        if (breaks.length > 0) found.push({ id, email: printableEmail(email), breaks });
+      }
+    }
+    return found;
+  }
+
+  /** The account record an address names (looked up leniently: see emailLookupKey). */
+  private async findRecordByEmail(email: string): Promise<AccountRecord | null> {
+    const key = emailLookupKey(email);
+    return key === null ? null : this.accounts.findByEmail(key);
   }
 
   // ---- the instance's administration ------------------------------------------------------

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { createReadStream } from 'node:fs';
 import { Writable, type Readable } from 'node:stream';
 import { AccountsService } from '../accounts/accounts.service.js';
+import { printableEmail } from '../accounts/email-address.js';
 import { ALL_SCOPES, SCOPES } from '../auth/scopes.js';
 import { AdminService } from '../admin/admin.service.js';
 import { CLI_ACTOR } from '../admin/audit-log.js';
@@ -23,6 +24,14 @@ import { sqliteFileOf } from '../../prisma/engine/database-url.js';
 /** A problem the user can fix: printed as one line on stderr, exit status 1, no stack trace. */
 export class CliError extends Error {
   override name = 'CliError';
+}
+
+/** A command that finished, but with an answer its exit status carries (a check that found something). */
+class CliExitStatus extends Error {
+  override name = 'CliExitStatus';
+  constructor(readonly status: number) {
+    super(`exit status ${status}`);
+  }
 }
 
 /** Where the commands write: stdout carries only results, so they can be piped or captured. */
@@ -88,7 +97,10 @@ async function withServices<T>(
 
 async function findAccountId(context: INestApplicationContext, email: string): Promise<string> {
   const account = await context.get(AccountsService).findByEmail(email);
-  if (!account) throw new CliError(`No account for ${email}; create it with: shortlink account create ${email}`);
+  if (!account) {
+    const shown = printableEmail(email);
+    throw new CliError(`No account for ${shown}; create it with: shortlink account create ${shown}`);
+  }
   return account.id;
 }
 
@@ -192,6 +204,25 @@ export function buildProgram(
             ? `Two-factor sign-in turned off for ${email}\n`
             : `Two-factor sign-in was not on for ${email}; nothing changed\n`,
         );
+      });
+    });
+
+  account
+    .command('check-emails')
+    .description(
+      'List the accounts whose email breaks the email rule (made before it): id, address, why. Changes nothing; exit status 1 when it lists any',
+    )
+    .action(async () => {
+      await withServices(env, output, async (context) => {
+        const found = await context.get(AccountsService).emailRuleBreaks();
+        if (found.length === 0) {
+          output.out('Every account’s email follows the rule.\n');
+          return;
+        }
+        const count = found.length === 1 ? '1 account has' : `${found.length} accounts have`;
+        output.out(`${count} an email that breaks the rule (nothing was changed):\n`);
+        for (const { id, email, breaks } of found) output.out(`${id}\t${email}\t${breaks.join('; ')}\n`);
+        throw new CliExitStatus(1);
       });
     });
 
@@ -368,6 +399,7 @@ export async function runCli(
   } catch (error) {
     // Commander has already printed its own message (usage errors) or the help text.
     if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof CliExitStatus) return error.status;
     output.err(`shortlink: ${failureMessage(error)}\n`);
     return 1;
   }

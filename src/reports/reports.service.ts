@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { checkEmail } from '../accounts/email-address.js';
 import { ApiError, type FieldError } from '../common/errors/api-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
@@ -16,8 +17,6 @@ export type ReportStatus = (typeof REPORT_STATUSES)[number];
 
 export const MAX_REPORT_DETAILS_LENGTH = 2000;
 export const MAX_REPORT_SHORT_URL_LENGTH = 2048;
-const MAX_EMAIL_LENGTH = 254;
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** What a reporter sends (the /report form's fields). */
 export interface ReportInput {
@@ -93,10 +92,14 @@ export class ReportsService {
         `Use at most ${MAX_REPORT_DETAILS_LENGTH} characters for the details (you used ${details.length}).`,
       );
     }
-    const email = input.email.trim().toLowerCase();
-    if (email !== '' && (email.length > MAX_EMAIL_LENGTH || !EMAIL.test(email))) {
-      problem('email', 'Enter an email address like name@example.com, or leave it empty.');
+    // The optional contact address follows the rule of every address (email-address.ts).
+    const typed = input.email.trim();
+    const checked = typed === '' ? null : checkEmail(typed);
+    if (checked && !checked.ok) {
+      const shape = checked.reason === 'shape';
+      problem('email', shape ? 'Enter an email address like name@example.com, or leave it empty.' : checked.problem);
     }
+    const email = checked?.ok ? checked.email : '';
     if (problems.length > 0 || code === null) throw ApiError.validationFailed('The report was not sent', problems);
 
     const report = await this.reports.add({ code, reason, details, email: email === '' ? null : email });

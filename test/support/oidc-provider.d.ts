@@ -12,10 +12,14 @@ declare module 'oidc-provider' {
     pkce?: { required(): boolean };
     cookies?: { keys: string[] };
     ttl?: Record<string, number>;
+    /** The provider's signing keys (private JWKs); without them it makes development keys. */
+    jwks?: { keys: Record<string, unknown>[] };
     findAccount(context: unknown, sub: string): Account | undefined;
   }
   export default class Provider {
     constructor(issuer: string, configuration: Configuration);
     listen(port: number): Server;
+    /** Koa middleware, before the provider's own routes. */
+    use(middleware: (context: { path: string; body: unknown }, next: () => Promise<void>) => Promise<void>): void;
   }
 }

@@ -14,8 +14,19 @@ import { PasskeysService } from '../../auth/sign-in/passkeys.service.js';
 import { SessionsService, type ActiveSession } from '../../auth/sessions/sessions.service.js';
 import { SignInChallenges } from '../../auth/sign-in/sign-in-challenges.service.js';
 import { SignInLimits } from '../../auth/sign-in/sign-in-limits.service.js';
+import { SudoMode, type SudoState } from '../../auth/sign-in/sudo-mode.service.js';
 
-/** The account page: password, two-factor sign-in, passkeys, sessions, deleting the account. */
+/** Pages whose changes need a recent sign-in, and that send people here to confirm it. */
+const CONFIRM_RETURNS = ['/account', '/dashboard/tokens'];
+
+/** Said where a change was refused because the session has not proved a factor lately. */
+export const CONFIRM_FIRST =
+  'Confirm it’s you first: changing how you sign in needs your password, or a sign-in within the last 5 minutes.';
+
+/**
+ * The account page: its ways to sign in, password, two-factor sign-in, passkeys, sessions,
+ * deleting the account. Adding a way in needs a session that proved a factor lately (SudoMode).
+ */
 @PageController()
 @SignedIn()
 export class AccountPagesController {
@@ -25,6 +36,7 @@ export class AccountPagesController {
     private readonly signInLimits: SignInLimits,
     private readonly challenges: SignInChallenges,
     private readonly passkeys: PasskeysService,
+    private readonly sudo: SudoMode,
     private readonly cookies: DashboardCookies,
     private readonly pages: Pages,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -33,6 +45,55 @@ export class AccountPagesController {
   @Get('/account')
   async accountPage(@Res() reply: FastifyReply, @CurrentSession() session: ActiveSession) {
     return this.renderAccount(reply, session, { errors: {} });
+  }
+
+  /**
+   * Sudo mode: the password (and a code when two-factor sign-in is on) makes this session fresh
+   * for 5 minutes, then back to the page that asked (`next`: the account or the tokens page).
+   */
+  @Post('/account/confirm')
+  async confirm(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @CurrentSession() session: ActiveSession) {
+    const form = request.body as Form;
+    const next = CONFIRM_RETURNS.find((path) => path === field(form, 'next', 100)) ?? '/account';
+    const check = await this.sudo.confirm(
+      session,
+      field(form, 'password', 1000),
+      field(form, 'code', 100),
+      this.pages.signInClient(request),
+    );
+    switch (check.outcome) {
+      case 'confirmed':
+        return reply.redirect(`${next}?confirmed=1`, 303);
+      case 'limited': {
+        void reply.header('Retry-After', String(check.retryAfterSeconds));
+        const errors = { confirm: 'Too many wrong attempts. Wait a few minutes and try again.' };
+        return this.renderAccount(reply, session, { errors, confirmNext: next }, 429);
+      }
+      case 'wrong': {
+        const { enabled } = await this.accounts.twoFactorStatus(session.accountId);
+        const errors = {
+          confirm: enabled ? 'That is not your password, or the code is not right.' : 'That is not your password.',
+        };
+        return this.renderAccount(reply, session, { errors, confirmNext: next }, 400);
+      }
+      case 'sign-in-again': {
+        const errors = { confirm: 'This account has no password: sign in again to confirm it’s you.' };
+        return this.renderAccount(reply, session, { errors, confirmNext: next }, 400);
+      }
+    }
+  }
+
+  /** An account without a password confirms by signing in again: this session ends, sign-in brings it back. */
+  @Post('/account/reauthenticate')
+  async reauthenticate(
+    @Req() request: FastifyRequest,
+    @Res() reply: FastifyReply,
+    @CurrentSession() session: ActiveSession,
+  ) {
+    const next = CONFIRM_RETURNS.find((path) => path === field(request.body as Form, 'next', 100)) ?? '/account';
+    await this.sessions.end(session.idHash);
+    this.cookies.clear(reply, 'session');
+    return reply.redirect(`/login?next=${encodeURIComponent(next)}`, 303);
   }
 
   @Post('/account/password')
@@ -85,6 +146,7 @@ export class AccountPagesController {
     @Res() reply: FastifyReply,
     @CurrentSession() session: ActiveSession,
   ) {
+    if (!(await this.sudo.isFresh(session))) return this.refuseStale(reply, session);
     const form = request.body as Form;
     const secret = field(form, 'totp_secret', 100);
     const recoveryCodes = await this.accounts.enableTotp(session.accountId, secret, field(form, 'code', 100));
@@ -106,7 +168,12 @@ export class AccountPagesController {
     const form = request.body as Form;
     const account = await this.accounts.get(session.accountId);
     const client = this.pages.signInClient(request);
-    const password = await this.signInLimits.checkPassword(account.email, field(form, 'password', 1000), client);
+    // Without a password (an account of single sign-on or passkeys), a fresh sign-in stands in for it.
+    const hasPassword = await this.accounts.hasPassword(account.id);
+    if (!hasPassword && !(await this.sudo.isFresh(session))) return this.refuseStale(reply, session);
+    const password = hasPassword
+      ? await this.signInLimits.checkPassword(account.email, field(form, 'password', 1000), client)
+      : ({ outcome: 'right' } as const);
     const check =
       password.outcome === 'right'
         ? await this.signInLimits.checkSecondFactor(account, field(form, 'code', 100), client)
@@ -127,10 +194,17 @@ export class AccountPagesController {
   /** The challenge for "Add a passkey" (script calls this, then posts the browser's answer). */
   @Post('/account/passkeys/options')
   async passkeyRegistrationOptions(@Res() reply: FastifyReply, @CurrentSession() session: ActiveSession) {
+    if (!(await this.sudo.isFresh(session))) {
+      return reply.status(403).header('Cache-Control', 'no-store').send({ message: CONFIRM_FIRST });
+    }
     const account = await this.accounts.get(session.accountId);
     try {
       const options = await this.passkeys.registrationOptions(account);
-      const pending = await this.challenges.start('passkey-register', account.id, { challenge: options.challenge });
+      // Bound to this session, which was fresh when it began (the ceremony may end a little later).
+      const pending = await this.challenges.start('passkey-register', account.id, {
+        challenge: options.challenge,
+        session: session.idHash,
+      });
       this.cookies.set(reply, 'challenge', pending);
       return reply.status(200).header('Cache-Control', 'no-store').send(options);
     } catch (error) {
@@ -146,13 +220,14 @@ export class AccountPagesController {
     @CurrentSession() session: ActiveSession,
   ) {
     const form = request.body as Form;
-    const pending = await this.challenges.consume<{ challenge: string }>(
+    const pending = await this.challenges.consume<{ challenge: string; session?: string }>(
       this.cookies.read(request, 'challenge'),
       'passkey-register',
     );
     this.cookies.clear(reply, 'challenge');
     const refuse = (message: string) => this.renderAccount(reply, session, { errors: { passkey: message } }, 400);
-    if (!pending || pending.accountId !== session.accountId) {
+    if (!pending || pending.accountId !== session.accountId || pending.data.session !== session.idHash) {
+      if (!(await this.sudo.isFresh(session))) return this.refuseStale(reply, session);
       return refuse('Adding a passkey needs JavaScript, and must be finished within 5 minutes. Try again.');
     }
     try {
@@ -171,6 +246,7 @@ export class AccountPagesController {
 
   @Post('/account/passkeys/:id/delete')
   async removePasskey(@Res() reply: FastifyReply, @Param('id') id: string, @CurrentSession() session: ActiveSession) {
+    if (!(await this.sudo.isFresh(session))) return this.refuseStale(reply, session);
     await this.passkeys.remove(session.accountId, id);
     return reply.redirect('/account?passkey=removed', 303);
   }
@@ -189,10 +265,7 @@ export class AccountPagesController {
     @CurrentSession() session: ActiveSession,
   ) {
     const account = await this.accounts.get(session.accountId);
-    const typed = field(request.body as Form, 'confirm_email', 1000)
-      .trim()
-      .toLowerCase();
-    if (typed !== account.email) {
+    if (!this.accounts.isAddressOf(account, field(request.body as Form, 'confirm_email', 1000))) {
       return this.renderAccount(
         reply,
         session,
@@ -205,19 +278,27 @@ export class AccountPagesController {
     return reply.redirect('/?deleted=1', 303);
   }
 
+  /** A change that needs sudo mode, asked of a session that has not proved a factor lately: 403. */
+  private refuseStale(reply: FastifyReply, session: ActiveSession) {
+    return this.renderAccount(reply, session, { errors: { confirm: CONFIRM_FIRST } }, 403);
+  }
+
   private async renderAccount(
     reply: FastifyReply,
     session: ActiveSession,
-    data: { errors: Errors; totpSecret?: string; recoveryCodes?: string[] },
+    data: { errors: Errors; totpSecret?: string; recoveryCodes?: string[]; confirmNext?: string },
     status = 200,
   ) {
     const account = await this.accounts.get(session.accountId);
     const query = reply.request.query as Record<string, unknown>;
     const twoFactor = await this.accounts.twoFactorStatus(session.accountId);
-    // Not on yet: a new secret for the owner's app (kept in the form, stored once a code proves it).
-    const totpSecret = twoFactor.enabled ? undefined : (data.totpSecret ?? newTotpSecret());
+    const sudo: SudoState = await this.sudo.state(session);
+    // Not on yet: a new secret for the owner's app (kept in the form, stored once a code proves
+    // it); shown only to a session that may turn it on.
+    const totpSecret = twoFactor.enabled || !sudo.fresh ? undefined : (data.totpSecret ?? newTotpSecret());
     const totpQr = totpSecret ? await qrCodeSvg(totpUri(totpSecret, account.email, this.totpIssuer())) : undefined;
     const passkeys = await this.passkeys.list(session.accountId);
+    const confirmNext = data.confirmNext ?? CONFIRM_RETURNS.find((path) => path === query.next) ?? '/account';
     return this.pages.render(
       reply,
       'account',
@@ -225,6 +306,10 @@ export class AccountPagesController {
         ...data,
         session,
         account,
+        sudo,
+        confirmNext,
+        confirmed: query.confirmed === '1',
+        factors: await this.accounts.signInFactors(session.accountId),
         twoFactor,
         totpSecret,
         totpQr,

@@ -5,17 +5,23 @@ import { PageController } from '../../pages/page-controller.decorator.js';
 import { CurrentSession, SignedIn } from '../auth.decorators.js';
 import { ALL_SCOPES, isScope, SCOPES } from '../scopes.js';
 import type { ActiveSession } from '../sessions/sessions.service.js';
+import { SudoMode } from '../sign-in/sudo-mode.service.js';
 import { TokensService } from '../tokens.service.js';
 
 /** The token fields, as the page labels them in messages. */
 const TOKEN_FIELDS = { name: 'The name', scopes: 'Scopes' };
 
-/** The account's API tokens: the list, a new token (shown once), revoking one. */
+/**
+ * The account's API tokens: the list, a new token (shown once), revoking one. A token outlives
+ * every session, so creating one needs sudo mode (a recent sign-in or confirmation), like adding
+ * any other way in.
+ */
 @PageController()
 @SignedIn()
 export class TokensPagesController {
   constructor(
     private readonly tokens: TokensService,
+    private readonly sudo: SudoMode,
     private readonly pages: Pages,
   ) {}
 
@@ -30,6 +36,13 @@ export class TokensPagesController {
     @Res() reply: FastifyReply,
     @CurrentSession() session: ActiveSession,
   ) {
+    if (!(await this.sudo.isFresh(session))) {
+      const errors = {
+        confirm:
+          'Confirm it’s you first: creating a token needs your password, or a sign-in within the last 5 minutes.',
+      };
+      return this.renderTokens(reply, session, { form: { scopes: [...SCOPES] }, errors }, 403);
+    }
     const form = request.body as Form;
     const name = field(form, 'name');
     const scopes = fieldList(form, 'scopes');
@@ -62,7 +75,15 @@ export class TokensPagesController {
       reply,
       'tokens',
       // An admin may also give a token the scope admin (never ticked at first).
-      { ...data, session, tokens, scopes: session.isAdmin ? ALL_SCOPES : SCOPES, revoked: query.revoked === '1' },
+      {
+        ...data,
+        session,
+        tokens,
+        scopes: session.isAdmin ? ALL_SCOPES : SCOPES,
+        revoked: query.revoked === '1',
+        confirmed: query.confirmed === '1',
+        sudoFresh: await this.sudo.isFresh(session),
+      },
       status,
     );
   }

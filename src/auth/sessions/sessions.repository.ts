@@ -42,8 +42,19 @@ export class SessionsRepository {
     private readonly preparedReads: PreparedReads,
   ) {}
 
+  /** A session that has just signed in: its sign-in is its latest proof of a factor. */
   async create(idHash: string, accountId: string, now: Date): Promise<void> {
-    await this.prisma.session.create({ data: { idHash, accountId, lastSeenAt: now } });
+    await this.prisma.session.create({ data: { idHash, accountId, lastSeenAt: now, authenticatedAt: now } });
+  }
+
+  /** When the session last proved a sign-in factor (null: never recorded, or no such session). */
+  async findAuthenticatedAt(idHash: string): Promise<Date | null> {
+    const session = await this.prisma.session.findUnique({ where: { idHash }, select: { authenticatedAt: true } });
+    return session?.authenticatedAt ?? null;
+  }
+
+  async recordAuthentication(idHash: string, now: Date): Promise<void> {
+    await this.prisma.session.updateMany({ where: { idHash }, data: { authenticatedAt: now } });
   }
 
   async find(idHash: string): Promise<SessionRecord | null> {
@@ -73,10 +84,17 @@ export class SessionsRepository {
     await this.prisma.session.deleteMany({ where: { idHash } });
   }
 
+  /**
+   * Deletes the account's sessions (all but `keepIdHash`) and its sign-ins in progress (a
+   * password proved and waiting for its code, a passkey being added): each is a way in.
+   */
   async deleteForAccount(accountId: string, keepIdHash?: string): Promise<void> {
-    await this.prisma.session.deleteMany({
-      where: { accountId, ...(keepIdHash ? { NOT: { idHash: keepIdHash } } : {}) },
-    });
+    await this.prisma.$transaction([
+      this.prisma.session.deleteMany({
+        where: { accountId, ...(keepIdHash ? { NOT: { idHash: keepIdHash } } : {}) },
+      }),
+      this.prisma.signInChallenge.deleteMany({ where: { accountId } }),
+    ]);
   }
 
   /** Drops sessions idle since before `cutoff` (they are refused anyway; this keeps the table small). */

@@ -66,7 +66,21 @@ export class SessionsService {
     await this.sessions.delete(idHash);
   }
 
-  /** Ends every session of the account (all but `keepIdHash`, the one changing the password). */
+  /** When the session last proved a sign-in factor: its sign-in, or a confirmation since; null if unknown. */
+  authenticatedAt(idHash: string): Promise<Date | null> {
+    return this.sessions.findAuthenticatedAt(idHash);
+  }
+
+  /** The session has just proved a sign-in factor again (the password, with its code if any). */
+  async recordAuthentication(idHash: string): Promise<void> {
+    await this.sessions.recordAuthentication(idHash, new Date());
+  }
+
+  /**
+   * Ends every session of the account (all but `keepIdHash`, the one changing the password) and
+   * every sign-in of it in progress, so nothing begun before (with an old password, say) can
+   * finish after.
+   */
   async endAllBut(accountId: string, keepIdHash?: string): Promise<void> {
     await this.sessions.deleteForAccount(accountId, keepIdHash);
   }

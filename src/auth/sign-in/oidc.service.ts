@@ -23,8 +23,11 @@ export interface OidcPending {
  * Single sign-on with an OpenID Connect provider (`openid-client`): the authorization code flow
  * with PKCE (S256), `state` and `nonce`. The provider's metadata is discovered on first use
  * and kept; a failed discovery is tried again on the next sign-in. The ID token is checked by
- * the library (signature, issuer, audience, expiry, nonce); the account is the provider's
- * verified email. It refuses with ApiErrors: `sso_unavailable` (404 when it is not set up, 503
+ * the library: its signature against the provider's published keys (`jwks_uri`; openid-client
+ * checks it only when asked, `enableNonRepudiationChecks`: TLS alone would vouch for the token
+ * endpoint, not for the token), its algorithm against the provider's metadata (an asymmetric
+ * one: never `none` or a MAC), issuer, audience (and `azp`), expiry and issue time, and nonce;
+ * the account is the provider's verified email. It refuses with ApiErrors: `sso_unavailable` (404 when it is not set up, 503
  * when the provider cannot be reached: not the person's fault) and `unauthorized` (401, the
  * provider's answer refused, the detail saying why for the person).
  */
@@ -128,8 +131,14 @@ export class OidcService {
         settings.clientId,
         { client_secret: settings.clientSecret, redirect_uris: [this.redirectUri] },
         undefined,
-        // Plain http only for an issuer on loopback (a local provider; config refuses it elsewhere).
-        settings.issuer.startsWith('http:') ? { execute: [oidc.allowInsecureRequests] } : undefined,
+        {
+          execute: [
+            // Every ID token's signature is checked against the provider's JWKS.
+            oidc.enableNonRepudiationChecks,
+            // Plain http only for an issuer on loopback (a local provider; config refuses it elsewhere).
+            ...(settings.issuer.startsWith('http:') ? [oidc.allowInsecureRequests] : []),
+          ],
+        },
       )
       .catch((error: unknown) => {
         this.configuration = undefined;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectThrottlerStorage, type ThrottlerStorage } from '@nestjs/throttler';
 import { AccountsService, type AccountView } from '../../accounts/accounts.service.js';
+import { normalizeEmail } from '../../accounts/email-address.js';
 import { ServiceCounters } from '../../metrics/service-counters.js';
 import { RateLimitStorage } from '../../rate-limit/rate-limit.storage.js';
 
@@ -91,7 +92,8 @@ export class SignInLimits {
   /** The per-account counter this client's attempts go to: its own device's, or "everyone else". */
   private async accountKey(email: string, client: SignInClient): Promise<string> {
     const device = await this.accounts.trustedDevice(email, client.deviceCookie);
-    return device ? `signin-device:${device}` : `signin-email:${email.trim().toLowerCase()}`;
+    // The stored form: the same address typed in another Unicode form or case is the same counter.
+    return device ? `signin-device:${device}` : `signin-email:${normalizeEmail(email)}`;
   }
 
   private limited(retryAfterSeconds: number): { outcome: 'limited'; retryAfterSeconds: number } {

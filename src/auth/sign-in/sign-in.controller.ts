@@ -1,6 +1,7 @@
 import { Get, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AccountsService } from '../../accounts/accounts.service.js';
+import { checkEmail, printableEmail } from '../../accounts/email-address.js';
 import { CurrentSession, Public } from '../auth.decorators.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import type { AppConfig } from '../../config/app-config.js';
@@ -197,6 +198,17 @@ export class SignInController {
       if (!(error instanceof ApiError && error.errorName === 'unauthorized')) throw error;
       return refuse(`${this.oidc.name} did not sign you in: ${error.detail}.`, error.getStatus());
     }
+    // The provider's address follows the rule of every address here: a NUL, an invisible
+    // character or 300 characters make no account (nor a 500 from the database).
+    const checked = checkEmail(email);
+    if (!checked.ok) {
+      const shown = printableEmail(email);
+      return refuse(
+        `${this.oidc.name} gave the address ${shown}, which cannot be used for an account here. ${checked.problem}`,
+        403,
+      );
+    }
+    email = checked.email;
     let account = await this.accounts.findByEmail(email);
     if (!account) {
       if (!this.config.signupOpen) {

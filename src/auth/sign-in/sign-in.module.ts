@@ -8,6 +8,7 @@ import { SignInChallengesRepository } from './sign-in-challenges.repository.js';
 import { SignInChallenges } from './sign-in-challenges.service.js';
 import { SignInController } from './sign-in.controller.js';
 import { SignInLimits } from './sign-in-limits.service.js';
+import { SudoMode } from './sudo-mode.service.js';
 
 /**
  * Signing in to the pages: passwords (and TOTP codes), passkeys, single sign-on, with the limits
@@ -24,7 +25,8 @@ import { SignInLimits } from './sign-in-limits.service.js';
     PasskeysRepository,
     PasskeysService,
     OidcService,
+    SudoMode,
   ],
-  exports: [SignInLimits, SignInChallenges, PasskeysService],
+  exports: [SignInLimits, SignInChallenges, PasskeysService, OidcService, SudoMode],
 })
 export class SignInModule {}
