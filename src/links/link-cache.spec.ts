@@ -79,10 +79,31 @@ describe('LinkCache', () => {
     sut.onInvalidate(listener);
 
     await sut.invalidate('abc');
+    await sut.invalidate('new', 'created');
     sut.evictLocal('def');
 
-    expect(listener).toHaveBeenCalledTimes(1);
-    expect(listener).toHaveBeenCalledWith('abc');
+    expect(listener.mock.calls).toEqual([
+      ['abc', 'changed'],
+      ['new', 'created'],
+    ]);
+  });
+
+  it('is bypassed while any road of invalidations is down, and starts empty when the last is back', () => {
+    const sut = new LinkCache(withSize(10));
+    const cached = () => {
+      sut.setIfUnchanged('abc', 'https://example.com/', sut.generation());
+      return sut.get('abc');
+    };
+    expect(cached()).toBe('https://example.com/');
+
+    sut.suspend('redis');
+    sut.suspend('database');
+    expect(cached()).toBeUndefined();
+    sut.resume('redis');
+    expect(cached()).toBeUndefined();
+    sut.resume('database');
+    expect(sut.get('abc')).toBeUndefined();
+    expect(cached()).toBe('https://example.com/');
   });
 
   it('evictLocal also blocks stale stores', () => {

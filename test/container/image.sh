@@ -60,6 +60,12 @@ wait_http() {
   fail "$url did not answer within ${seconds}s"
 }
 
+# The machine's npm (and its global settings: registry, certificates), whichever Node.js is first on
+# PATH: with .ci/run's Node.js 24 there, `npm root -g` and `npm config get globalconfig` would
+# name folders of that Node.js package, which holds no npm.
+npm_dir=$(dirname "$(dirname "$(readlink -f "$(command -v npm)")")")
+npm_globalconfig="$(dirname "$(dirname "$(dirname "$npm_dir")")")/etc/npmrc"
+
 say "tools"
 if ! command -v podman >/dev/null || ! command -v debootstrap >/dev/null || ! command -v podman-compose >/dev/null; then
   apt-get update -qq
@@ -82,7 +88,7 @@ if ! pm image exists "$BASE_IMAGE"; then
     node_package="$work/package"
   fi
   cp "$node_package/bin/node" "$root/usr/local/bin/"
-  cp -r "$(npm root -g)" "$root/usr/local/lib/"
+  mkdir -p "$root/usr/local/lib/node_modules" && cp -r "$npm_dir" "$root/usr/local/lib/node_modules/"
   mkdir -p "$root/usr/include" && cp -r "$node_package/include/node" "$root/usr/include/"
   ln -s ../lib/node_modules/npm/bin/npm-cli.js "$root/usr/local/bin/npm"
   ln -s ../lib/node_modules/npm/bin/npx-cli.js "$root/usr/local/bin/npx"
@@ -97,7 +103,7 @@ say "build $IMAGE"
 # The registry and certificates this machine's npm uses, mounted for the build only.
 pm build --quiet --format docker --network host \
   --build-arg NODE_IMAGE="$BASE_IMAGE" \
-  -v "$(npm config get globalconfig)":/usr/local/etc/npmrc:ro -v /etc/ssl/certs:/etc/ssl/certs:ro \
+  -v "$npm_globalconfig":/usr/local/etc/npmrc:ro -v /etc/ssl/certs:/etc/ssl/certs:ro \
   -t "$IMAGE" . >/dev/null
 
 say "1. Node.js 24, non-root, size"
