@@ -134,6 +134,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       'blocked_hosts',
       'click_batches',
       'idempotency_records',
+      'link_changes',
       'link_daily_clicks',
       'link_daily_labels',
       'link_daily_referrers',

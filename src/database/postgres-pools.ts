@@ -72,6 +72,11 @@ export class PostgresPools {
     this.hot = new PostgresPool(this.createPool(database.connection, HOT_POOL_SIZE, 'redirect path'));
   }
 
+  /** A connection of its own, outside the pools, with their settings (a LISTEN needs one). */
+  newClient(): pg.Client {
+    return new pg.Client(this.connection);
+  }
+
   async close(): Promise<void> {
     await Promise.all([this.hot.pool.end(), this.main.pool.end()]);
   }

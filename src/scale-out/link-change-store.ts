@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import pg from 'pg';
+import type pg from 'pg';
 import { byDatabaseKind } from '../database/database-connections.js';
 import type { PostgresPools } from '../database/postgres-pools.js';
 import { PrismaService } from '../database/prisma.service.js';
@@ -124,7 +124,7 @@ export class SqliteLinkChangeStore extends LinkChangeStore {
 const POSTGRES_RECONNECT_MS = 1000;
 
 /**
- * PostgreSQL: NOTIFY on a channel named after the schema (services on two schemas of one
+ * PostgreSQL (`pg` only as a type here: a service on SQLite never loads it): NOTIFY on a channel named after the schema (services on two schemas of one
  * database do not hear each other), sent through the main pool; each instance LISTENs on one
  * connection of its own. Notifications arrive in commit order, and only to connections listening
  * at the time: the listener reconnects on its own, and says when it hears again.
@@ -161,7 +161,7 @@ export class PostgresLinkChangeStore extends LinkChangeStore {
 
   private async listen(subscriber: LinkChangeSubscriber): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client(this.pools.connection);
+    const client = this.pools.newClient();
     this.client = client;
     let lost = false;
     const onLost = (reason: string): void => {
