@@ -7,7 +7,6 @@
 // `npm run openapi` regenerates src/metadata.ts first, then this file. CI runs
 // `--check --dist` after `npm run build`, and the tests compare the SWC-compiled output, so the
 // committed document is proven identical whichever compiler built the app.
-import { register } from 'node:module';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -21,7 +20,7 @@ if (fromDist) {
   generator = join(root, 'dist/src/openapi/openapi.generator.js');
 } else {
   // Runs the .ts sources directly, with the same .swcrc as Jest.
-  register('../test/support/swc-hooks.mjs', import.meta.url);
+  await import('../test/support/swc-register.mjs');
   generator = join(root, 'src/openapi/openapi.generator.ts');
 }
 const { generateOpenApiJson } = await import(pathToFileURL(generator).href);

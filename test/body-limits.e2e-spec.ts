@@ -96,13 +96,17 @@ class RawConnection {
   readonly socket: Socket;
   received = '';
   closedAt?: number;
-  readonly openedAt = Date.now();
+  /** When the first byte of an answer arrived: the server's time bounds count from its refusal. */
+  answeredAt?: number;
 
   constructor() {
     const { hostname, port } = new URL(testApp.baseUrl);
     this.socket = connect(Number(port), hostname);
     this.socket.setEncoding('latin1');
-    this.socket.on('data', (text: string) => (this.received += text));
+    this.socket.on('data', (text: string) => {
+      this.answeredAt ??= Date.now();
+      this.received += text;
+    });
     this.socket.on('error', () => undefined);
     this.socket.on('close', () => (this.closedAt = Date.now()));
   }
@@ -186,7 +190,9 @@ describe('what a refused client still sends', () => {
         clearInterval(trickle);
       }
       expect(connection.statusLines).toEqual(['HTTP/1.1 413 Payload Too Large']);
-      expect(connection.closedAt! - connection.openedAt).toBeLessThan(DISCARD_LIMITS.maxMs + 2_000);
+      // Counted from the 413, not from the connection: on a loaded machine the refusal itself can
+      // come a moment late, and that is not the discarding's time.
+      expect(connection.closedAt! - connection.answeredAt!).toBeLessThan(DISCARD_LIMITS.maxMs + 2_000);
     },
     DISCARD_LIMITS.maxMs + 15_000,
   );

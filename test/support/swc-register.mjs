@@ -1,4 +1,6 @@
 // `node --import ./test/support/swc-register.mjs src/main.ts`: see swc-hooks.mjs.
-import { register } from 'node:module';
+import * as nodeModule from 'node:module';
+import * as hooks from './swc-hooks.mjs';
 
-register('./swc-hooks.mjs', import.meta.url);
+if (typeof nodeModule.registerHooks === 'function') nodeModule.registerHooks(hooks);
+else nodeModule.register('./swc-hooks.mjs', import.meta.url);
