@@ -926,7 +926,7 @@ export interface components {
          * @description Stable machine-readable name of the error: branch on this, not on `detail`.
          * @enum {string}
          */
-        ErrorName: "invalid_url" | "invalid_code" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "blocked_url" | "account_disabled" | "code_taken" | "admin_conflict" | "too_many_webhooks" | "webhook_disabled" | "link_expired" | "password_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable" | "account_exists" | "passkey_refused" | "sso_unavailable";
+        ErrorName: "invalid_url" | "invalid_code" | "validation_failed" | "invalid_json" | "unauthorized" | "forbidden" | "not_found" | "blocked_url" | "account_disabled" | "email_unverified" | "code_taken" | "admin_conflict" | "too_many_webhooks" | "webhook_disabled" | "link_expired" | "password_required" | "idempotency_key_in_use" | "idempotency_key_reused" | "payload_too_large" | "unsupported_media_type" | "rate_limited" | "internal_error" | "service_unavailable" | "account_exists" | "passkey_refused" | "sso_unavailable";
         FieldError: {
             /**
              * @description The request field (dotted path for nested fields).
@@ -2256,7 +2256,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
+            /** @description Forbidden. `email_unverified`: the token's account signed up under SIGNUP=verify and has not opened the link sent to its email yet; `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2374,7 +2374,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Forbidden. `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
+            /** @description Forbidden. `email_unverified`: the token's account signed up under SIGNUP=verify and has not opened the link sent to its email yet; `forbidden`: the token lacks the scope the operation needs; `account_disabled`: the token's account was disabled by an administrator. */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -13,6 +13,8 @@ import { SignInModule } from './auth/sign-in/sign-in.module.js';
 import { LinksPagesModule } from './links/pages/links-pages.module.js';
 import { ClicksPagesModule } from './clicks/pages/clicks-pages.module.js';
 import { DatabaseModule } from './database/database.module.js';
+import { EmailLinksModule } from './auth/email-links/email-links.module.js';
+import { MailDeliveryModule } from './mail/mail-delivery.module.js';
 import { HealthModule } from './health/health.module.js';
 import { LinksModule } from './links/links.module.js';
 import { QuickShortenModule } from './quick-shorten/quick-shorten.module.js';
@@ -55,8 +57,11 @@ export class AppModule {
           ? WebhookDeliveryModule.forRoot(INLINE_DELIVERY)
           : WebhookDeliveryModule.off(),
         AdminModule,
+        // Email: sending the outbox and the notices (nothing runs without SMTP_URL).
+        MailDeliveryModule,
         // The pages, each with its feature.
         SignInModule,
+        EmailLinksModule,
         LinksPagesModule,
         ClicksPagesModule,
         TokensPagesModule,

@@ -222,8 +222,8 @@ describe('Single sign-on (OpenID Connect)', () => {
   });
 
   it('refuses a new email while sign-up is closed (403, no account), and still signs in an existing one', async () => {
-    const config = testApp.config as { signupOpen: boolean };
-    config.signupOpen = false;
+    const config = testApp.config as { signup: string };
+    config.signup = 'closed';
     try {
       const stranger = person();
       const page = await newPage();
@@ -239,7 +239,7 @@ describe('Single sign-on (OpenID Connect)', () => {
       await signInThroughProvider(memberPage, member.login);
       await memberPage.waitForURL('**/dashboard');
     } finally {
-      config.signupOpen = true;
+      config.signup = 'open';
     }
   });
 

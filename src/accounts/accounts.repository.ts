@@ -11,6 +11,8 @@ export interface AccountRecord {
   isAdmin: boolean;
   disabledAt: Date | null;
   disabledReason: string | null;
+  /** When the email was proved, or taken as given; null while a SIGNUP=verify sign-up waits for its link. */
+  emailVerifiedAt: Date | null;
   /** How many links it has (kept by triggers). */
   linkCount: number;
 }
@@ -34,10 +36,20 @@ export class AccountsRepository {
   constructor(private readonly prisma: PrismaService) {}
 
   /** Creates the account; null when the e-mail address is taken (also by a concurrent create). */
-  async create(email: string, passwordHash: string | null = null, isAdmin = false): Promise<AccountRecord | null> {
+  /** `emailVerified`: false only for a sign-up that must prove its address (SIGNUP=verify). */
+  async create(
+    email: string,
+    passwordHash: string | null = null,
+    isAdmin = false,
+    emailVerified = true,
+  ): Promise<AccountRecord | null> {
     try {
-      const passwordSetAt = passwordHash === null ? null : new Date();
-      return await this.prisma.account.create({ data: { email, passwordHash, passwordSetAt, isAdmin } });
+      const now = new Date();
+      const passwordSetAt = passwordHash === null ? null : now;
+      const emailVerifiedAt = emailVerified ? now : null;
+      return await this.prisma.account.create({
+        data: { email, passwordHash, passwordSetAt, isAdmin, emailVerifiedAt },
+      });
     } catch (error) {
       if ((error as { code?: string }).code === 'P2002') return null;
       throw error;
@@ -50,6 +62,15 @@ export class AccountsRepository {
 
   async findById(id: string): Promise<AccountRecord | null> {
     return isAccountId(id) ? this.prisma.account.findUnique({ where: { id } }) : null;
+  }
+
+  /** Marks the account's email proved (its link was opened); false when it is gone. */
+  async markEmailVerified(id: string, at: Date): Promise<boolean> {
+    const updated = await this.prisma.account.updateMany({
+      where: { id, emailVerifiedAt: null },
+      data: { emailVerifiedAt: at },
+    });
+    return updated.count > 0;
   }
 
   async setPassword(id: string, passwordHash: string): Promise<boolean> {

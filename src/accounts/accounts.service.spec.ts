@@ -28,6 +28,7 @@ const owner: AccountRecord = {
   createdAt: new Date(0),
   isAdmin: false,
   disabledAt: null,
+  emailVerifiedAt: new Date(0),
   disabledReason: null,
   linkCount: 0,
 };

@@ -109,12 +109,16 @@ export class AccountsService {
     return account && toAccountView(account);
   }
 
-  /** Sign-up: an account with a password; refused when the email is registered. */
-  async register(email: string, password: string): Promise<AccountView> {
+  /**
+   * Sign-up: an account with a password; refused when the email is registered. `verifyEmail`
+   * (SIGNUP=verify): the account creates nothing until the link sent to the address is opened.
+   */
+  async register(email: string, password: string, options: { verifyEmail?: boolean } = {}): Promise<AccountView> {
     const normalized = acceptedEmail(email);
     const problem = await passwordProblem(password, normalized);
     if (problem) throw weakPassword(problem);
-    const account = await this.accounts.create(normalized, await hashPassword(password));
+    const verified = !options.verifyEmail;
+    const account = await this.accounts.create(normalized, await hashPassword(password), false, verified);
     if (!account) throw ApiError.accountExists(normalized);
     return toAccountView(account);
   }
@@ -146,6 +150,19 @@ export class AccountsService {
   async deviceCookie(accountId: string): Promise<string | null> {
     const account = await this.accounts.findById(accountId);
     return account?.passwordHash ? issueDeviceCookie(account.id, account.passwordHash) : null;
+  }
+
+  /** Refuses (400, as setPassword would) a new password the account may not take. */
+  async checkNewPassword(accountId: string, password: string): Promise<void> {
+    const account = await this.accounts.findById(accountId);
+    if (!account) throw noSuchAccount();
+    const problem = await passwordProblem(password, account.email);
+    if (problem) throw weakPassword(problem);
+  }
+
+  /** The account's email is proved: it may create links and tokens from now on. */
+  async markEmailVerified(accountId: string): Promise<void> {
+    await this.accounts.markEmailVerified(accountId, new Date());
   }
 
   /** Sets a new password and ends every other session of the account. */

@@ -1,13 +1,21 @@
 import { CanActivate, ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { ApiError } from '../common/errors/api-error.js';
-import { AUTH_POLICY, PAGE_ROUTES, type AuthenticatedRequest, type AuthPolicy } from './auth.decorators.js';
+import {
+  AUTH_POLICY,
+  PAGE_ROUTES,
+  VERIFIED_EMAIL_TO_CREATE,
+  type AuthenticatedRequest,
+  type AuthPolicy,
+} from './auth.decorators.js';
 import { CsrfTokens } from './sessions/csrf-tokens.js';
 import { DashboardCookies } from './sessions/dashboard-cookies.js';
 import { FormTokenRejectedError, SignInRequiredError } from './sessions/page-access.errors.js';
 import { SessionsService } from './sessions/sessions.service.js';
 import { TokensService } from './tokens.service.js';
 import { extractToken } from './token-extraction.js';
+
+type Targets = Parameters<Reflector['getAllAndOverride']>[1];
 
 /** Methods that change nothing: no form token is asked of them. */
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
@@ -51,10 +59,21 @@ export class AccessGuard implements CanActivate {
     if (!policy) throw ApiError.forbidden('This route declares no access policy');
     const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
     const isPage = this.reflector.getAllAndOverride<boolean | undefined>(PAGE_ROUTES, targets) === true;
-    return isPage ? this.admitToPage(policy, request) : this.admitToApi(policy, request);
+    return isPage ? this.admitToPage(policy, request, targets) : this.admitToApi(policy, request, targets);
   }
 
-  private async admitToApi(policy: AuthPolicy, request: AuthenticatedRequest): Promise<boolean> {
+  /**
+   * A route that creates (`@VerifiedEmailToCreate()`) refuses an account whose email is not proved
+   * yet (SIGNUP=verify): 403 `email_unverified`, on the API and the pages alike.
+   */
+  private refuseUnverified(request: AuthenticatedRequest, targets: Targets): void {
+    if (request.principal?.emailVerified !== false) return;
+    if (this.reflector.getAllAndOverride<boolean | undefined>(VERIFIED_EMAIL_TO_CREATE, targets) === true) {
+      throw ApiError.emailUnverified();
+    }
+  }
+
+  private async admitToApi(policy: AuthPolicy, request: AuthenticatedRequest, targets: Targets): Promise<boolean> {
     if (policy.kind === 'public') return true;
     // A page's policy on an API route is a mistake in the code: refused, never guessed at.
     if (policy.kind === 'signed-in') throw ApiError.forbidden('This route declares a page policy');
@@ -72,23 +91,34 @@ export class AccessGuard implements CanActivate {
     const missing = policy.scopes.filter((scope) => !token.scopes.includes(scope));
     if (missing.length > 0) throw ApiError.forbidden(`The API token lacks the scope ${missing.join(', ')}`);
 
-    request.principal = { kind: 'token', accountId: token.accountId, tokenId: token.id, scopes: token.scopes };
+    request.principal = {
+      kind: 'token',
+      accountId: token.accountId,
+      tokenId: token.id,
+      scopes: token.scopes,
+      emailVerified: token.emailVerified,
+    };
+    this.refuseUnverified(request, targets);
     return true;
   }
 
-  private async admitToPage(policy: AuthPolicy, request: AuthenticatedRequest): Promise<boolean> {
+  private async admitToPage(policy: AuthPolicy, request: AuthenticatedRequest, targets: Targets): Promise<boolean> {
     // An API policy on a page is a mistake in the code: a token never opens a page.
     if (policy.kind !== 'public' && policy.kind !== 'signed-in') {
       throw ApiError.forbidden('This page declares an API policy');
     }
     const session = await this.sessions.resolve(this.cookies.read(request, 'session'));
     if (session) request.principal = { kind: 'session', ...session };
-    if (policy.kind === 'public') return true;
+    if (policy.kind === 'public') {
+      this.refuseUnverified(request, targets);
+      return true;
+    }
 
     if (!session) throw new SignInRequiredError(returnTo(request));
     // Not an admin: as if the page did not exist (before the form token: nothing is told or done).
     if (policy.role === 'admin' && !session.isAdmin) throw ApiError.notFound('There is no such page');
     if (!SAFE_METHODS.has(request.method) && !this.csrf.valid(request, true)) throw new FormTokenRejectedError();
+    this.refuseUnverified(request, targets);
     return true;
   }
 }

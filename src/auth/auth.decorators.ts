@@ -7,6 +7,7 @@ import type { Scope } from './scopes.js';
 export const AUTH_POLICY = 'shortlink:auth-policy';
 /** Set on page controllers (`@PageController()`): their routes are opened by a session, never a token. */
 export const PAGE_ROUTES = 'shortlink:page-routes';
+export const VERIFIED_EMAIL_TO_CREATE = 'shortlink:verified-email-to-create';
 
 /**
  * How a route is protected. Every route declares one; a test walks the routes to enforce it.
@@ -64,11 +65,20 @@ export const SignedIn = () => SetMetadata(AUTH_POLICY, { kind: 'signed-in' } sat
  */
 export const AdminOnly = () => SetMetadata(AUTH_POLICY, { kind: 'signed-in', role: 'admin' } satisfies AuthPolicy);
 
+/**
+ * A route that creates links or tokens: an account whose email is not proved yet (a sign-up under
+ * SIGNUP=verify whose link was not opened) is refused with 403 `email_unverified`, checked by the
+ * guard from the read that admits the caller (no extra query). Anonymous callers are not concerned.
+ */
+export const VerifiedEmailToCreate = () => SetMetadata(VERIFIED_EMAIL_TO_CREATE, true);
+
 /** Who calls the API: an account, through one of its tokens. */
 export interface Caller {
   accountId: string;
   tokenId: string;
   scopes: Scope[];
+  /** The account's email is proved or taken as given (SIGNUP=verify). */
+  emailVerified: boolean;
 }
 
 /**
@@ -90,7 +100,12 @@ export const CurrentSession = createParamDecorator(
   (_data: unknown, context: ExecutionContext): ActiveSession | null => {
     const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
     return principal?.kind === 'session'
-      ? { accountId: principal.accountId, idHash: principal.idHash, isAdmin: principal.isAdmin }
+      ? {
+          accountId: principal.accountId,
+          idHash: principal.idHash,
+          isAdmin: principal.isAdmin,
+          emailVerified: principal.emailVerified,
+        }
       : null;
   },
 );

@@ -22,6 +22,8 @@ export interface ActiveToken {
   scopes: Scope[];
   /** The account was disabled by an admin: the token is refused (403 `account_disabled`). */
   accountDisabled: boolean;
+  /** The account's email is proved or taken as given (SIGNUP=verify): else it creates nothing. */
+  emailVerified: boolean;
 }
 
 /** A token's name: what its owner tells tokens apart by. */
@@ -127,6 +129,7 @@ export class TokensService {
       // An admin's token stops administering the moment the account stops being an admin.
       scopes: record.isAdmin ? scopes : scopes.filter((scope) => scope !== ADMIN_SCOPE),
       accountDisabled: Boolean(record.accountDisabled),
+      emailVerified: Boolean(record.emailVerified),
     };
   }
 

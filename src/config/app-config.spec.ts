@@ -21,7 +21,7 @@ describe('loadConfig', () => {
       clickFlushIntervalMs: 1000,
       shutdownDelayMs: 0,
       corsOrigins: [],
-      signupOpen: true,
+      signup: 'open',
       sessionTtlDays: 30,
       webhooks: {
         retryScheduleSeconds: [5, 300, 1800, 7200, 18000, 36000, 36000],
@@ -95,7 +95,7 @@ describe('loadConfig', () => {
       clickFlushIntervalMs: 250,
       shutdownDelayMs: 5000,
       corsOrigins: ['https://app.example', 'http://localhost:5173'],
-      signupOpen: false,
+      signup: 'closed',
       sessionTtlDays: 7,
       metricsPort: 9464,
       webhooks: {
@@ -135,6 +135,48 @@ describe('loadConfig', () => {
     ]) {
       expect(() => loadConfig(env)).toThrow(/^Invalid configuration: OIDC_/);
     }
+  });
+
+  it('reads email as one setting, with a From of the short domain by default', () => {
+    expect(loadConfig({}).mail).toBeUndefined();
+    expect(
+      loadConfig({ SHORT_BASE_URL: 'https://sho.rt', SMTP_URL: 'smtp://mailer:s3cret@mail.example.com:587' }).mail,
+    ).toEqual({
+      smtpUrl: 'smtp://mailer:s3cret@mail.example.com:587',
+      from: 'shortlink <no-reply@sho.rt>',
+      retryScheduleSeconds: [10, 60, 300, 1800, 7200, 21600],
+    });
+    const mail = loadConfig({
+      SMTP_URL: 'smtps://mail.example.com',
+      MAIL_FROM: 'Links <links@example.com>',
+      MAIL_RETRY_SCHEDULE: '5, 60',
+    }).mail;
+    expect(mail).toMatchObject({ from: 'Links <links@example.com>', retryScheduleSeconds: [5, 60] });
+    expect(loadConfig({ SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'links@example.com' }).mail?.from).toBe(
+      'links@example.com',
+    );
+    for (const env of [
+      { SMTP_URL: 'http://mail.example.com' },
+      { SMTP_URL: 'mail.example.com:25' },
+      { SMTP_URL: 'smtp://mail.example.com/?pool=true' },
+      { SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'not an address' },
+      { SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_FROM: 'a@b.c\r\nBcc: x@y.z' },
+      { SMTP_URL: 'smtp://127.0.0.1:2525', MAIL_RETRY_SCHEDULE: 'soon' },
+      { MAIL_FROM: 'links@example.com' },
+      { MAIL_RETRY_SCHEDULE: '5' },
+    ]) {
+      expect(() => loadConfig(env)).toThrow(/^Invalid configuration: (SMTP_URL|MAIL_FROM|MAIL_RETRY_SCHEDULE)/);
+    }
+  });
+
+  it('takes SIGNUP=verify only with SMTP_URL (the link goes out by email)', () => {
+    expect(loadConfig({ SIGNUP: 'verify', SMTP_URL: 'smtp://127.0.0.1:2525' }).signup).toBe('verify');
+    expect(() => loadConfig({ SIGNUP: 'verify' })).toThrow(
+      'Invalid configuration: SIGNUP="verify" needs SMTP_URL (the link that proves the email is sent by email)',
+    );
+    expect(() => loadConfig({ SIGNUP: 'sometimes' })).toThrow(
+      /^Invalid configuration: SIGNUP="sometimes" must be open, verify/,
+    );
   });
 
   it('treats empty values as unset', () => {

@@ -46,8 +46,11 @@ export interface AppConfig {
   shutdownDelayMs: number;
   /** Origins whose pages may call the API from a browser (CORS): a list, `*` for any, none by default. */
   corsOrigins: string[] | '*';
-  /** Whether people may create accounts on the sign-up page (`SIGNUP=open`). */
-  signupOpen: boolean;
+  /**
+   * Who may create an account on the sign-up page (SIGNUP): `open`, anyone; `verify`, anyone,
+   * who creates nothing until the email's link is opened (needs SMTP_URL); `closed`, nobody.
+   */
+  signup: SignupMode;
   /** A dashboard session ends after this many days without a request. */
   sessionTtlDays: number;
   /** Port of the Prometheus endpoint (`GET /metrics`, on HOST); unset: no metrics served. */
@@ -55,7 +58,25 @@ export interface AppConfig {
   /** Single sign-on through an OpenID Connect provider; unset: no such button. */
   oidc?: { issuer: string; clientId: string; clientSecret: string; name: string };
   webhooks: WebhookSettings;
+  /** Email over SMTP (SMTP_URL); unset: the service sends none (src/mail). */
+  mail?: MailSettings;
 }
+
+export const SIGNUP_MODES = ['open', 'verify', 'closed'] as const;
+export type SignupMode = (typeof SIGNUP_MODES)[number];
+
+/** How email goes out (src/mail). */
+export interface MailSettings {
+  /** SMTP_URL: `smtp://user:pass@host:port` (STARTTLS when offered) or `smtps://…` (TLS from the start). */
+  smtpUrl: string;
+  /** MAIL_FROM: the From header, `shortlink <no-reply@{host of SHORT_BASE_URL}>` by default. */
+  from: string;
+  /** Seconds before each retry of a message the server did not take; then it is given up (MAIL_RETRY_SCHEDULE). */
+  retryScheduleSeconds: number[];
+}
+
+/** About 10 s, 1 min, 5 min, 30 min, 2 h and 6 h: seven attempts over about 8.5 hours. */
+export const DEFAULT_MAIL_RETRY_SCHEDULE = [10, 60, 300, 1800, 7200, 21600];
 
 /** How webhook messages are delivered (src/webhooks). */
 export interface WebhookSettings {
@@ -251,8 +272,28 @@ class EnvironmentVariables {
   CORS_ORIGINS?: string[] | '*';
 
   @IsOptional()
-  @IsIn(['open', 'closed'])
-  SIGNUP?: 'open' | 'closed';
+  @IsIn(SIGNUP_MODES, {
+    message: 'must be open, verify (accounts create nothing until their email is proved; needs SMTP_URL) or closed',
+  })
+  SIGNUP?: SignupMode;
+
+  @IsOptional()
+  @Matches(/^smtps?:\/\/[^\s/?#]+(:\d+)?\/?$/, {
+    message: 'must be smtp://[user:password@]host[:port] or smtps://… (TLS from the start)',
+  })
+  SMTP_URL?: string;
+
+  @IsOptional()
+  @Matches(/^[^\r\n]{3,200}$/, { message: 'must be one line of 3 to 200 characters' })
+  @Matches(/^(?:[^<>@]*<[^<>@\s]+@[^<>@\s]+>|[^<>@\s]+@[^<>@\s]+)$/, {
+    message: 'must be an address (no-reply@example.com) or a name and an address (shortlink <no-reply@example.com>)',
+  })
+  MAIL_FROM?: string;
+
+  @IsOptional()
+  @Transform(toSecondsList)
+  @IsRetrySchedule()
+  MAIL_RETRY_SCHEDULE?: number[];
 
   @IsOptional()
   @Transform(toInteger)
@@ -338,6 +379,9 @@ const VARIABLES = [
   'SHUTDOWN_DELAY_MS',
   'CORS_ORIGINS',
   'SIGNUP',
+  'SMTP_URL',
+  'MAIL_FROM',
+  'MAIL_RETRY_SCHEDULE',
   'SESSION_TTL_DAYS',
   'METRICS_PORT',
   'OIDC_ISSUER',
@@ -434,12 +478,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     );
   }
   const database = readDatabase(parsed.DATABASE_URL ?? 'file:./data/shortlink.db');
+  const shortBaseUrl = parsed.SHORT_BASE_URL ?? `http://localhost:${port}`;
+  const mail = mailConfig(parsed, shortBaseUrl);
+  const signup = parsed.SIGNUP ?? 'open';
+  if (signup === 'verify' && !mail) {
+    throw new ConfigError(
+      'Invalid configuration: SIGNUP="verify" needs SMTP_URL (the link that proves the email is sent by email)',
+    );
+  }
   return {
     port,
     host: parsed.HOST ?? '0.0.0.0',
     database,
     databaseKind: database.kind,
-    shortBaseUrl: parsed.SHORT_BASE_URL ?? `http://localhost:${port}`,
+    shortBaseUrl,
     redisUrl: parsed.REDIS_URL,
     rateLimit: {
       windowSeconds: parsed.RATE_LIMIT_WINDOW_SECONDS ?? 60,
@@ -454,7 +506,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
     clickFlushIntervalMs: parsed.CLICK_FLUSH_INTERVAL_MS ?? 1000,
     shutdownDelayMs: parsed.SHUTDOWN_DELAY_MS ?? 0,
     corsOrigins: parsed.CORS_ORIGINS ?? [],
-    signupOpen: (parsed.SIGNUP ?? 'open') === 'open',
+    signup,
     sessionTtlDays: parsed.SESSION_TTL_DAYS ?? 30,
     metricsPort: parsed.METRICS_PORT,
     oidc,
@@ -465,5 +517,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): AppConfig {
       timeoutMs: parsed.WEBHOOK_TIMEOUT_MS ?? 10_000,
       delivery: parsed.WEBHOOK_DELIVERY ?? 'inline',
     },
+    ...(mail && { mail }),
+  };
+}
+
+/** SMTP_URL and the rest as one setting: MAIL_FROM or MAIL_RETRY_SCHEDULE without it is a mistake. */
+function mailConfig(parsed: EnvironmentVariables, shortBaseUrl: string): MailSettings | undefined {
+  if (parsed.SMTP_URL === undefined) {
+    const stray =
+      parsed.MAIL_FROM !== undefined
+        ? 'MAIL_FROM'
+        : parsed.MAIL_RETRY_SCHEDULE !== undefined
+          ? 'MAIL_RETRY_SCHEDULE'
+          : undefined;
+    if (stray) throw new ConfigError(`Invalid configuration: ${stray} is set without SMTP_URL`);
+    return undefined;
+  }
+  return {
+    smtpUrl: parsed.SMTP_URL,
+    from: parsed.MAIL_FROM ?? `shortlink <no-reply@${new URL(shortBaseUrl).hostname}>`,
+    retryScheduleSeconds: parsed.MAIL_RETRY_SCHEDULE ?? DEFAULT_MAIL_RETRY_SCHEDULE,
   };
 }

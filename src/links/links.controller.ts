@@ -14,7 +14,13 @@ import {
 } from '@nestjs/common';
 import { ApiNoContentResponse, ApiOkResponse, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { FastifyReply } from 'fastify';
-import { CurrentCaller, OptionalScopes, RequireScopes, type Caller } from '../auth/auth.decorators.js';
+import {
+  CurrentCaller,
+  OptionalScopes,
+  RequireScopes,
+  VerifiedEmailToCreate,
+  type Caller,
+} from '../auth/auth.decorators.js';
 import { ApiTokenBodyProblems, ApiTokenProblems } from '../common/errors/api-problem-responses.decorator.js';
 import { ApiCreatedWithLocation } from '../common/http/created-with-location.decorator.js';
 import { apiErrorProblem } from '../common/errors/problem.js';
@@ -50,11 +56,19 @@ export class LinksController {
    */
   @Post()
   @OptionalScopes('links:write')
+  @VerifiedEmailToCreate()
   @Idempotent()
   // Without a token this counts against the client IP's anonymous limit, shared with GET /api/s.
   @AnonymousCreation()
   @ApiCreatedWithLocation(LinkDto, 'The link was created.', 'link', '/api/links/{code}', '/api/links/Ab3dE9x')
-  @ApiTokenBodyProblems('invalid_url', 'invalid_code', 'code_taken', 'idempotency_key_in_use', 'idempotency_key_reused')
+  @ApiTokenBodyProblems(
+    'invalid_url',
+    'invalid_code',
+    'code_taken',
+    'email_unverified',
+    'idempotency_key_in_use',
+    'idempotency_key_reused',
+  )
   async createLink(
     @CurrentCaller() caller: Caller | undefined,
     @Body() body: CreateLinkDto,
@@ -77,10 +91,11 @@ export class LinksController {
    */
   @Post('bulk')
   @RequireScopes('links:write')
+  @VerifiedEmailToCreate()
   @Idempotent()
   @HttpCode(HttpStatus.OK)
   @ApiOkResponse({ type: BulkCreateLinksResponseDto, description: 'One result per item, in request order.' })
-  @ApiTokenBodyProblems('idempotency_key_in_use', 'idempotency_key_reused')
+  @ApiTokenBodyProblems('email_unverified', 'idempotency_key_in_use', 'idempotency_key_reused')
   async createLinks(
     @CurrentCaller() caller: Caller,
     @Body() body: BulkCreateLinksDto,

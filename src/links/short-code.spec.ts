@@ -95,6 +95,7 @@ describe('RESERVED_CODES', () => {
       'signup',
       'account',
       'admin',
+      'password-reset',
     ]) {
       expect(RESERVED_CODES.has(name)).toBe(true);
     }

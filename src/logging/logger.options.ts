@@ -1,5 +1,6 @@
 import type { Params } from 'nestjs-pino';
-import type { Level } from 'pino';
+import type { IncomingMessage } from 'node:http';
+import { stdSerializers, type Level, type SerializedRequest } from 'pino';
 import { isLoggedPath } from '../common/http/route-table.js';
 import type { AppConfig } from '../config/app-config.js';
 
@@ -10,6 +11,17 @@ export const REDACTED_PATHS = [
   'req.headers.cookie',
   'res.headers["set-cookie"]',
 ];
+
+/**
+ * Paths whose last segment is a secret: the single-use links sent by email (a password reset's,
+ * a sign-up's proof of address). Whoever reads the logs must not be able to use them.
+ */
+const SECRET_PATH = /^\/(password-reset|signup\/verify)\/[^/?#]+/;
+
+/** A request's URL as a log line may show it: the secret of a link sent by email replaced. */
+export function loggableUrl(url: string): string {
+  return url.replace(SECRET_PATH, '/$1/[redacted]');
+}
 
 /**
  * Whether successful redirects are logged: only at `debug` and `trace`. They are the service's
@@ -32,8 +44,19 @@ export function logsEveryRedirect(config: Pick<AppConfig, 'logLevel'>): boolean 
 export function loggerOptions(config: AppConfig): Params {
   return {
     forRoutes: [],
-    pinoHttp: { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    pinoHttp: {
+      level: config.logLevel,
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: { req: loggableRequest },
+    },
   };
+}
+
+/** pino-http's request serializer, with the URL as `loggableUrl` shows it. */
+export function loggableRequest(req: IncomingMessage): SerializedRequest {
+  const serialized = stdSerializers.req(req);
+  serialized.url = loggableUrl(serialized.url);
+  return serialized;
 }
 
 /** Health probes every few seconds would drown the request log (the route table says which paths). */

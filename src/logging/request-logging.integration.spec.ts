@@ -36,6 +36,8 @@ describe('registerRequestLogging', () => {
       throw new Error('disk on fire');
     });
     fastify.get('/health', () => 'up');
+    fastify.get('/password-reset/:token', () => 'choose a password');
+    fastify.get('/signup/verify/:token', () => 'confirmed');
     fastify.get('/go', (_request, reply) => reply.code(302).header('location', 'https://example.com/').send());
     // Answers only once its client has gone (or after 5 s), telling the spec when it has started.
     fastify.get('/slow', async (request) => {
@@ -105,6 +107,17 @@ describe('registerRequestLogging', () => {
       res: { statusCode: 200 },
     });
     expect(JSON.stringify(logged)).not.toContain('sl_secret');
+  });
+
+  it('never writes the secret of a link sent by email (a password reset, a sign-up proof)', async () => {
+    const secret = 'Xq4wJ7kPz0aB1cD2eF3gH4iJ5kL6mN7oP8qR9sT0uVw';
+    await linesAfter(`/password-reset/${secret}?from=mail`);
+    const logged = await linesAfter(`/signup/verify/${secret}`);
+    expect(logged.map((line) => (line.req as { url: string }).url)).toEqual([
+      '/password-reset/[redacted]?from=mail',
+      '/signup/verify/[redacted]',
+    ]);
+    expect(JSON.stringify(logged)).not.toContain(secret);
   });
 
   it('logs a server fault once more, as a line of the request that failed', async () => {

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PinoLogger } from 'nestjs-pino';
 import { stdSerializers, type Logger } from 'pino';
-import { isLoggedRequest, requestLineLevel } from './logger.options.js';
+import { isLoggedRequest, loggableRequest, requestLineLevel } from './logger.options.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -43,7 +43,7 @@ export function registerRequestLogging(
   // pino-http's serializers (the same functions): `req` and `res` shaped as in its lines.
   const base = root.child(
     {},
-    { serializers: { req: stdSerializers.req, res: stdSerializers.res, err: stdSerializers.err } },
+    { serializers: { req: loggableRequest, res: stdSerializers.res, err: stdSerializers.err } },
   );
 
   // Declared on every request (null until used) so all requests keep one shape.

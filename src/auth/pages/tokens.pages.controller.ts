@@ -2,7 +2,7 @@ import { Get, Param, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Pages, field, fieldList, formErrors, type Form } from '../../pages/pages.js';
 import { PageController } from '../../pages/page-controller.decorator.js';
-import { CurrentSession, SignedIn } from '../auth.decorators.js';
+import { CurrentSession, SignedIn, VerifiedEmailToCreate } from '../auth.decorators.js';
 import { ALL_SCOPES, isScope, SCOPES } from '../scopes.js';
 import type { ActiveSession } from '../sessions/sessions.service.js';
 import { SudoMode } from '../sign-in/sudo-mode.service.js';
@@ -31,6 +31,7 @@ export class TokensPagesController {
   }
 
   @Post('/dashboard/tokens')
+  @VerifiedEmailToCreate()
   async createToken(
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,

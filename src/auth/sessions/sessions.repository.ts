@@ -10,6 +10,8 @@ export interface SessionRecord {
   isAdmin: boolean;
   /** The account was disabled: its sessions are over. */
   accountDisabled: boolean;
+  /** The account's email is proved (or taken as given): see Account.emailVerifiedAt. */
+  emailVerified: boolean;
 }
 
 /**
@@ -22,16 +24,19 @@ const SESSION_BY_ID_HASH = preparedRead<{
   lastSeenAt: string | number;
   isAdmin: boolean | number;
   accountDisabled: boolean | number;
+  emailVerified: boolean | number;
 }>({
   name: 'session-by-id-hash',
   // Scalar subqueries on SQLite, not a join: a plan that does not depend on the tables'
   // statistics (see USABLE_TOKEN_BY_HASH in tokens.repository.ts).
   sqlite: `SELECT s.account_id AS "accountId", s.last_seen_at AS "lastSeenAt",
       (SELECT a.is_admin FROM accounts a WHERE a.id = s.account_id) AS "isAdmin",
-      (SELECT a.disabled_at IS NOT NULL FROM accounts a WHERE a.id = s.account_id) AS "accountDisabled"
+      (SELECT a.disabled_at IS NOT NULL FROM accounts a WHERE a.id = s.account_id) AS "accountDisabled",
+      (SELECT a.email_verified_at IS NOT NULL FROM accounts a WHERE a.id = s.account_id) AS "emailVerified"
     FROM sessions s WHERE s.id_hash = $1`,
   postgresql: `SELECT s.account_id AS "accountId", (extract(epoch FROM s.last_seen_at) * 1000)::float8 AS "lastSeenAt",
-    a.is_admin AS "isAdmin", a.disabled_at IS NOT NULL AS "accountDisabled"
+    a.is_admin AS "isAdmin", a.disabled_at IS NOT NULL AS "accountDisabled",
+    a.email_verified_at IS NOT NULL AS "emailVerified"
     FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.id_hash = $1`,
 });
 
@@ -66,6 +71,7 @@ export class SessionsRepository {
           lastSeenAt: new Date(row.lastSeenAt),
           isAdmin: Boolean(row.isAdmin),
           accountDisabled: Boolean(row.accountDisabled),
+          emailVerified: Boolean(row.emailVerified),
         }
       : null;
   }

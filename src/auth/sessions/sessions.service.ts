@@ -15,6 +15,8 @@ export interface ActiveSession {
   idHash: string;
   /** The account is an admin of the instance (read with the session, on every page). */
   isAdmin: boolean;
+  /** The account's email is proved or taken as given: else it creates no links or tokens (SIGNUP=verify). */
+  emailVerified: boolean;
 }
 
 export function hashSessionId(id: string): string {
@@ -59,7 +61,7 @@ export class SessionsService {
       return null;
     }
     if (now - session.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) await this.sessions.touch(idHash, new Date(now));
-    return { accountId: session.accountId, idHash, isAdmin: session.isAdmin };
+    return { accountId: session.accountId, idHash, isAdmin: session.isAdmin, emailVerified: session.emailVerified };
   }
 
   async end(idHash: string): Promise<void> {

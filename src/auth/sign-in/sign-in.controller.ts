@@ -15,6 +15,7 @@ import { SessionsService, type ActiveSession } from '../sessions/sessions.servic
 import { SignInChallenges } from './sign-in-challenges.service.js';
 import { SignInLimits } from './sign-in-limits.service.js';
 import { DashboardCookies } from '../sessions/dashboard-cookies.js';
+import { EmailVerification } from '../email-links/email-verification.service.js';
 
 /** The sign-up form's fields, as the page labels them in messages. */
 const SIGNUP_FIELDS = { email: 'This email', password: 'The password' };
@@ -35,19 +36,25 @@ export class SignInController {
     private readonly oidc: OidcService,
     private readonly cookies: DashboardCookies,
     private readonly pages: Pages,
+    private readonly verification: EmailVerification,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
+
+  /** Whether people may create accounts here (SIGNUP `open` or `verify`). */
+  private get signupOpen(): boolean {
+    return this.config.signup !== 'closed';
+  }
 
   @Get('/signup')
   async signupPage(@Res() reply: FastifyReply, @CurrentSession() session: ActiveSession | null) {
     if (session) return reply.redirect('/dashboard', 303);
-    return this.pages.render(reply, 'signup', { form: {}, errors: {}, signupOpen: this.config.signupOpen });
+    return this.pages.render(reply, 'signup', { form: {}, errors: {}, signupOpen: this.signupOpen });
   }
 
   @Post('/signup')
   async signup(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
     this.pages.checkCsrf(request, false);
-    if (!this.config.signupOpen) {
+    if (!this.signupOpen) {
       return this.pages.render(reply, 'signup', { form: {}, errors: {}, signupOpen: false }, 403);
     }
     const form = request.body as Form;
@@ -60,7 +67,10 @@ export class SignInController {
       return this.pages.render(reply, 'signup', { form: { email }, errors, signupOpen: true }, 429);
     }
     try {
-      const account = await this.accounts.register(email, password);
+      const verifyEmail = this.verification.required;
+      const account = await this.accounts.register(email, password, { verifyEmail });
+      // The link goes out in the background; the dashboard says to check the email meanwhile.
+      if (verifyEmail) await this.verification.sendLink(account.id);
       await this.pages.finishSignIn(request, reply, account.id, await this.accounts.deviceCookie(account.id));
       return reply.redirect('/dashboard', 303);
     } catch (error) {
@@ -211,7 +221,7 @@ export class SignInController {
     email = checked.email;
     let account = await this.accounts.findByEmail(email);
     if (!account) {
-      if (!this.config.signupOpen) {
+      if (!this.signupOpen) {
         return refuse(`There is no account for ${email}, and sign-up is closed on this server.`, 403);
       }
       try {

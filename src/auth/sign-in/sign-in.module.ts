@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { AccountsModule } from '../../accounts/accounts.module.js';
 import { PagesModule } from '../../pages/pages.module.js';
+import { EmailLinksModule } from '../email-links/email-links.module.js';
 import { OidcService } from './oidc.service.js';
 import { PasskeysRepository } from './passkeys.repository.js';
 import { PasskeysService } from './passkeys.service.js';
@@ -16,7 +17,7 @@ import { SudoMode } from './sudo-mode.service.js';
  * session (`Pages.finishSignIn`).
  */
 @Module({
-  imports: [AccountsModule, PagesModule],
+  imports: [AccountsModule, PagesModule, EmailLinksModule],
   controllers: [SignInController],
   providers: [
     SignInLimits,

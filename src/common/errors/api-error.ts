@@ -15,6 +15,7 @@ export const ERROR_NAMES = [
   'not_found',
   'blocked_url',
   'account_disabled',
+  'email_unverified',
   'code_taken',
   'admin_conflict',
   'too_many_webhooks',
@@ -106,6 +107,14 @@ export class ApiError extends HttpException {
   /** The account behind the token (or the session) was disabled by an admin. */
   static accountDisabled(detail = 'This account has been disabled by an administrator of this service') {
     return new ApiError(HttpStatus.FORBIDDEN, 'account_disabled', detail);
+  }
+  /** The account's email is not proved yet (SIGNUP=verify): it creates no links or tokens until it is. */
+  static emailUnverified() {
+    return new ApiError(
+      HttpStatus.FORBIDDEN,
+      'email_unverified',
+      'Confirm your email first: open the link sent to it (the dashboard can send it again)',
+    );
   }
   /**
    * An admin action that would leave the instance in a state nobody can undo or that another

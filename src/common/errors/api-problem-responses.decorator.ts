@@ -47,6 +47,11 @@ const CATALOGUE: Record<ErrorName, { status: number; when: string; detail: strin
     when: "the token's account was disabled by an administrator",
     detail: 'This account has been disabled by an administrator of this service',
   },
+  email_unverified: {
+    status: 403,
+    when: "the token's account signed up under SIGNUP=verify and has not opened the link sent to its email yet",
+    detail: 'Confirm your email first: open the link sent to it (the dashboard can send it again)',
+  },
   admin_conflict: {
     status: 409,
     when: "the action would disable, delete or demote the last admin or the caller's own account, or enable a link that a blocked host or a disabled account keeps disabled",

@@ -31,6 +31,8 @@ export const ROUTE_TABLE: Readonly<Record<string, TopLevelRoute>> = {
   signup: { kind: 'page' },
   login: { kind: 'page' },
   logout: { kind: 'page' },
+  // "Forgot password?": the form, and the link the email holds (src/auth/email-links).
+  'password-reset': { kind: 'page' },
   account: { kind: 'page' },
   dashboard: { kind: 'page' },
   // The instance's administration (admins only) and the public page for reporting a link.

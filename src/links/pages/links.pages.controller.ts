@@ -1,6 +1,6 @@
 import { Get, Param, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { CurrentSession, Public, SignedIn } from '../../auth/auth.decorators.js';
+import { CurrentSession, Public, SignedIn, VerifiedEmailToCreate } from '../../auth/auth.decorators.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import { ClicksService } from '../../clicks/clicks.service.js';
 import { DEFAULT_CLICK_DAYS } from '../../clicks/dto/link-clicks.dto.js';
@@ -74,6 +74,7 @@ export class LinksPagesController {
   }
 
   @Post('/dashboard')
+  @VerifiedEmailToCreate()
   async createLink(
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
@@ -242,6 +243,8 @@ export class LinksPagesController {
         q,
         search,
         searchError,
+        // After "Send again" on the "Check your email" notice (SIGNUP=verify).
+        verify: typeof query.verify === 'string' ? query.verify : undefined,
         tag,
         tagError,
         pageQuery: `${search ? `&q=${encodeURIComponent(search)}` : ''}${tag ? `&tag=${encodeURIComponent(tag)}` : ''}`,
