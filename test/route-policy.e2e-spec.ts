@@ -162,6 +162,41 @@ describe('route access policies', () => {
     expect((await testApp.request('/api/links', { headers: owner.bearer })).status).toBe(200);
   });
 
+  it('refuses a form posted to any public page without its form token, before the page does anything', async () => {
+    const forms = routes.filter((route) => route.page && route.policy?.kind === 'public' && route.method !== 'GET');
+    // Sign-up, sign-in (password, code, passkey), the front page, a report, a password reset: no
+    // handler checks a token itself, so a new form cannot forget to.
+    expect(forms.map((route) => route.path)).toEqual(
+      expect.arrayContaining(['/signup', '/login', '/login/code', '/login/passkey', '/', '/report', '/password-reset']),
+    );
+    // Only signing out asks no token of a visitor without a session (it then does nothing).
+    expect(forms.filter((route) => route.formTokenIfSignedIn).map((route) => route.path)).toEqual(['/logout']);
+
+    const answers: string[] = [];
+    for (const route of forms.filter((r) => !r.formTokenIfSignedIn)) {
+      for (const body of [
+        'email=someone%40example.test&password=x&url=https%3A%2F%2Fexample.com%2F',
+        '_csrf=forged&email=x',
+      ]) {
+        const response = await testApp.request(urlOf(route), {
+          method: route.method,
+          headers: { ...newClient(), 'content-type': 'application/x-www-form-urlencoded' },
+          body,
+        });
+        answers.push(`${route.method} ${route.path} ${response.status}`);
+      }
+    }
+    expect(answers).toEqual(answers.map((answer) => answer.replace(/\d+$/, '403')));
+    // Signed in, signing out asks the form's token as well: a forged one ends nothing.
+    const withSession = await testApp.request('/logout', {
+      method: 'POST',
+      headers: { ...newClient(), cookie: sessionCookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: '_csrf=forged',
+    });
+    expect(withSession.status).toBe(403);
+    expect((await testApp.request('/dashboard', { headers: { cookie: sessionCookie } })).status).toBe(200);
+  });
+
   it('keeps /admin for admins and /api/admin for the scope admin, and nothing else there', () => {
     const admins = routes.filter((route) => route.path === '/admin' || route.path.startsWith('/admin/'));
     const adminApi = routes.filter((route) => route.path.startsWith('/api/admin/'));

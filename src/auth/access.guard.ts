@@ -5,6 +5,7 @@ import {
   AUTH_POLICY,
   PAGE_ROUTES,
   VERIFIED_EMAIL_TO_CREATE,
+  FORM_TOKEN_IF_SIGNED_IN,
   type AuthenticatedRequest,
   type AuthPolicy,
 } from './auth.decorators.js';
@@ -73,6 +74,22 @@ export class AccessGuard implements CanActivate {
     }
   }
 
+  /**
+   * Every form posted to a public page (sign-in, sign-up, the front page, a report, a password
+   * reset) carries the token its page was shown with, checked here before any handler runs:
+   * bound to the session when the visitor has one, else to the signed-out browser's CSRF cookie.
+   * Either is accepted when a session is present (the page may have been shown before signing
+   * in); both are out of a cross-site page's reach. `@FormTokenIfSignedIn()`: none is asked of a
+   * visitor without a session (signing out, which then does nothing).
+   */
+  private checkPublicFormToken(request: AuthenticatedRequest, signedIn: boolean, targets: Targets): void {
+    if (signedIn && this.csrf.valid(request, true)) return;
+    if (!signedIn && this.reflector.getAllAndOverride<boolean | undefined>(FORM_TOKEN_IF_SIGNED_IN, targets) === true) {
+      return;
+    }
+    if (!this.csrf.valid(request, false)) throw new FormTokenRejectedError();
+  }
+
   private async admitToApi(policy: AuthPolicy, request: AuthenticatedRequest, targets: Targets): Promise<boolean> {
     if (policy.kind === 'public') return true;
     // A page's policy on an API route is a mistake in the code: refused, never guessed at.
@@ -111,6 +128,7 @@ export class AccessGuard implements CanActivate {
     if (session) request.principal = { kind: 'session', ...session };
     if (policy.kind === 'public') {
       this.refuseUnverified(request, targets);
+      if (!SAFE_METHODS.has(request.method)) this.checkPublicFormToken(request, session !== null, targets);
       return true;
     }
 

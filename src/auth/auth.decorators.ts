@@ -8,6 +8,7 @@ export const AUTH_POLICY = 'shortlink:auth-policy';
 /** Set on page controllers (`@PageController()`): their routes are opened by a session, never a token. */
 export const PAGE_ROUTES = 'shortlink:page-routes';
 export const VERIFIED_EMAIL_TO_CREATE = 'shortlink:verified-email-to-create';
+export const FORM_TOKEN_IF_SIGNED_IN = 'shortlink:form-token-if-signed-in';
 
 /**
  * How a route is protected. Every route declares one; a test walks the routes to enforce it.
@@ -71,6 +72,13 @@ export const AdminOnly = () => SetMetadata(AUTH_POLICY, { kind: 'signed-in', rol
  * guard from the read that admits the caller (no extra query). Anonymous callers are not concerned.
  */
 export const VerifiedEmailToCreate = () => SetMetadata(VERIFIED_EMAIL_TO_CREATE, true);
+
+/**
+ * A public page's form that does nothing for a visitor without a session (signing out): the
+ * guard asks its form token only of a signed-in visitor. Every other form posted to a page,
+ * signed in or out, carries a valid token or is refused before its handler runs.
+ */
+export const FormTokenIfSignedIn = () => SetMetadata(FORM_TOKEN_IF_SIGNED_IN, true);
 
 /** Who calls the API: an account, through one of its tokens. */
 export interface Caller {

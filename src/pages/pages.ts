@@ -6,7 +6,6 @@ import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { CsrfTokens } from '../auth/sessions/csrf-tokens.js';
 import { DashboardCookies } from '../auth/sessions/dashboard-cookies.js';
-import { FormTokenRejectedError } from '../auth/sessions/page-access.errors.js';
 import { SessionsService, type ActiveSession } from '../auth/sessions/sessions.service.js';
 import type { SignInClient } from '../auth/sign-in/sign-in-limits.service.js';
 
@@ -73,9 +72,9 @@ export function fieldList(form: Form | undefined, name: string): string[] {
 }
 
 /**
- * What every page controller of the dashboard does the same way: CSRF checks of signed-out forms
- * (the guard checks signed-in ones), starting a session, and rendering a page with its form
- * tokens. Which session a page belongs to is the guard's business (`@CurrentSession()`).
+ * What every page controller of the dashboard does the same way: starting a session, and
+ * rendering a page with its form tokens. Which session a page belongs to, and whether a posted
+ * form's token is valid, is the guard's business (`AccessGuard`, before any handler runs).
  */
 @Injectable()
 export class Pages {
@@ -112,11 +111,6 @@ export class Pages {
 
   signInClient(request: FastifyRequest): SignInClient {
     return { ip: request.ip, deviceCookie: this.cookies.read(request, 'device') };
-  }
-
-  /** `signedIn`: the form was shown to a live session (its token is bound to it), else signed out. */
-  checkCsrf(request: FastifyRequest, signedIn: boolean): void {
-    if (!this.csrf.valid(request, signedIn)) throw new FormTokenRejectedError();
   }
 
   /** Pages whose data carry a `session` are signed-in pages: their forms' tokens are bound to it. */

@@ -1,7 +1,7 @@
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants.js';
 import { MetadataScanner, ModulesContainer, Reflector } from '@nestjs/core';
-import { AUTH_POLICY, PAGE_ROUTES, type AuthPolicy } from '../../src/auth/auth.decorators.js';
+import { AUTH_POLICY, FORM_TOKEN_IF_SIGNED_IN, PAGE_ROUTES, type AuthPolicy } from '../../src/auth/auth.decorators.js';
 import type { TestApp } from './test-app.js';
 
 export interface Route {
@@ -11,6 +11,8 @@ export interface Route {
   policy: AuthPolicy | undefined;
   /** A page (`@PageController()`): the guard admits it by session, never by token. */
   page: boolean;
+  /** `@FormTokenIfSignedIn()`: a public form whose token the guard asks of signed-in visitors only. */
+  formTokenIfSignedIn: boolean;
   /** False for routes kept out of the OpenAPI document (`@ApiExcludeController`, `@ApiExcludeEndpoint`): pages. */
   inApiDocs: boolean;
 }
@@ -46,6 +48,8 @@ export function routesOf(testApp: TestApp): Route[] {
             // Exactly how the guard reads it: the handler's decorator wins over the controller's.
             policy: reflector.getAllAndOverride<AuthPolicy | undefined>(AUTH_POLICY, [handler, controller]),
             page: reflector.getAllAndOverride<boolean | undefined>(PAGE_ROUTES, [handler, controller]) === true,
+            formTokenIfSignedIn:
+              reflector.getAllAndOverride<boolean | undefined>(FORM_TOKEN_IF_SIGNED_IN, [handler, controller]) === true,
             inApiDocs: !(
               (Reflect.getMetadata(API_EXCLUDE_CONTROLLER, controller) as unknown[] | undefined)?.[0] ||
               (Reflect.getMetadata(API_EXCLUDE_ENDPOINT, handler) as { disable?: boolean } | undefined)?.disable

@@ -41,7 +41,6 @@ export class EmailLinksPagesController {
 
   @Post('/password-reset')
   async ask(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    this.pages.checkCsrf(request, false);
     const available = this.resets.available;
     const email = field(request.body as Form, 'email', 1000).trim();
     if (!available) return this.pages.render(reply, 'password-reset', { step: 'ask', available, form: {}, errors: {} });
@@ -67,7 +66,6 @@ export class EmailLinksPagesController {
 
   @Post('/password-reset/:token')
   async choose(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Param('token') token: string) {
-    this.pages.checkCsrf(request, false);
     const password = field(request.body as Form, 'password', 1000);
     try {
       if (!(await this.resets.complete(token, password))) return this.gone(reply);

@@ -1,5 +1,5 @@
 /**
- * What the guard (and `Pages.checkCsrf`) refuses on a page, for the page error filter to answer
+ * What the guard refuses on a page, for the page error filter to answer
  * as a person expects: the sign-in page (which brings them back to `returnTo`), or a page saying
  * the form expired. Not domain errors (ApiError): no service throws them and no API client or
  * CLI user ever sees them; they are about the browser's cookies and forms, and one of them is

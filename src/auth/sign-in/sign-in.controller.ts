@@ -2,7 +2,7 @@ import { Get, Inject, Post, Query, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AccountsService } from '../../accounts/accounts.service.js';
 import { checkEmail, printableEmail } from '../../accounts/email-address.js';
-import { CurrentSession, Public } from '../auth.decorators.js';
+import { CurrentSession, FormTokenIfSignedIn, Public } from '../auth.decorators.js';
 import { ApiError } from '../../common/errors/api-error.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.tokens.js';
@@ -53,7 +53,6 @@ export class SignInController {
 
   @Post('/signup')
   async signup(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    this.pages.checkCsrf(request, false);
     if (!this.signupOpen) {
       return this.pages.render(reply, 'signup', { form: {}, errors: {}, signupOpen: false }, 403);
     }
@@ -93,7 +92,6 @@ export class SignInController {
 
   @Post('/login')
   async login(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Query('next') next: unknown) {
-    this.pages.checkCsrf(request, false);
     const form = request.body as Form;
     const email = field(form, 'email', 1000);
     const password = field(form, 'password', 1000);
@@ -138,7 +136,6 @@ export class SignInController {
   /** The challenge for "Sign in with a passkey" (any passkey of this site: discoverable credentials). */
   @Post('/login/passkey/options')
   async passkeySignInOptions(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    this.pages.checkCsrf(request, false);
     const options = await this.passkeys.signInOptions();
     const pending = await this.challenges.start('passkey-sign-in', null, { challenge: options.challenge });
     this.cookies.set(reply, 'challenge', pending);
@@ -148,7 +145,6 @@ export class SignInController {
   /** Signs in with the browser's passkey answer: no password, no code (the passkey is both). */
   @Post('/login/passkey')
   async passkeySignIn(@Req() request: FastifyRequest, @Res() reply: FastifyReply, @Query('next') next: unknown) {
-    this.pages.checkCsrf(request, false);
     const form = request.body as Form;
     const target = safeNext(field(form, 'next', 2000) || next);
     const refuse = (message: string, status: number) =>
@@ -246,7 +242,6 @@ export class SignInController {
 
   @Post('/login/code')
   async secondFactor(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    this.pages.checkCsrf(request, false);
     const challengeId = this.cookies.read(request, 'challenge');
     const pending = await this.challenges.find<{ next: string }>(challengeId, 'totp');
     const account = pending?.accountId ? await this.accounts.findById(pending.accountId) : null;
@@ -270,16 +265,15 @@ export class SignInController {
   }
 
   @Post('/logout')
+  @FormTokenIfSignedIn()
   async logout(
     @Req() request: FastifyRequest,
     @Res() reply: FastifyReply,
     @CurrentSession() session: ActiveSession | null,
   ) {
-    // Without a live session there is nothing to end, and nothing a forged form could do.
-    if (session) {
-      this.pages.checkCsrf(request, true);
-      await this.sessions.end(session.idHash);
-    }
+    // Without a live session there is nothing to end, and nothing a forged form could do (the
+    // guard asks the form's token of a signed-in visitor only).
+    if (session) await this.sessions.end(session.idHash);
     this.cookies.clear(reply, 'session');
     return reply.redirect('/login', 303);
   }

@@ -55,7 +55,6 @@ export class LinksPagesController {
   @Public()
   @AnonymousCreation()
   async shortenAnonymously(@Req() request: FastifyRequest, @Res() reply: FastifyReply) {
-    this.pages.checkCsrf(request, false);
     const form = request.body as Form;
     const url = field(form, 'url');
     try {

@@ -56,8 +56,6 @@ export class ReportPagesController {
     @Res() reply: FastifyReply,
     @CurrentSession() session: ActiveSession | null,
   ) {
-    // The form was shown to this session, or to this signed-out browser.
-    this.pages.checkCsrf(request, session !== null);
     const body = request.body as Form;
     const form = {
       short_url: field(body, 'short_url', FIELD_READ_LIMIT),
