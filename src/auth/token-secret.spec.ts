@@ -26,6 +26,13 @@ describe('hashToken', () => {
     expect(sut).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it('answers a token hashed just before, and any other, with its own hash', () => {
+    const [a, b] = [generateRawToken(), generateRawToken()];
+    const sha256 = (raw: string) => createHash('sha256').update(raw).digest('hex');
+
+    expect([hashToken(a), hashToken(a), hashToken(b), hashToken(a), hashToken(b)]).toEqual([a, a, b, a, b].map(sha256));
+  });
+
   it('is stable for one token and differs between tokens', () => {
     const a = generateRawToken();
     const b = generateRawToken();

@@ -18,7 +18,7 @@ import { exportLinksCsv, EXPORT_COLUMNS } from '../links/transfer/links-csv-expo
 import { ImportFileError, importLinksCsv } from '../links/transfer/links-csv-import.js';
 import { runWebhookWorker, stopSignal } from '../webhooks/worker/webhook-worker.js';
 import { CliModule } from './cli.module.js';
-import { BackupError, backupSqlite } from './sqlite-backup.js';
+import { BackupError, backupSqlite } from '../database/sqlite-backup.js';
 import { sqliteFileOf } from '../../prisma/engine/database-url.js';
 
 /** A problem the user can fix: printed as one line on stderr, exit status 1, no stack trace. */

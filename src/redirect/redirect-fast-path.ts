@@ -5,14 +5,8 @@ import { EarlyRequests } from '../common/http/early-requests.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { logsEveryRedirect } from '../logging/logger.options.js';
-import { REQUEST_ID_HEADER } from '../logging/request-id.js';
+import { redirectHeadersOf } from './redirect-request-headers.js';
 import { RedirectService } from './redirect.service.js';
-
-/**
- * The redirect route's path: `RedirectController` declares it, and the HTTP plugins that leave
- * redirects alone (security headers) recognise it by it.
- */
-export const REDIRECT_ROUTE = ':code';
 
 /**
  * Answers redirects of cached codes from the HTTP server's request event, before Fastify builds
@@ -74,41 +68,3 @@ export class RedirectFastPath implements OnModuleInit {
 }
 
 const SLASH = 0x2f;
-
-/** The request headers a redirect reads: the first value of each. */
-export interface RedirectRequestHeaders {
-  referer?: string;
-  userAgent?: string;
-  /** Read (as the client's address) only with TRUST_PROXY. */
-  forwardedFor?: string;
-  requestId?: string;
-}
-
-/**
- * The headers a redirect reads, in one pass over Node's `rawHeaders` (name, value, name, …), rather
- * than `request.headers`, which Node builds as an object on first use. Names are compared by
- * length first: most headers are skipped without lower-casing them.
- */
-export function redirectHeadersOf(rawHeaders: readonly string[]): RedirectRequestHeaders {
-  const found: RedirectRequestHeaders = {};
-  for (let i = 0; i < rawHeaders.length; i += 2) {
-    const key = rawHeaders[i];
-    switch (key.length) {
-      case 7:
-        if (found.referer === undefined && key.toLowerCase() === 'referer') found.referer = rawHeaders[i + 1];
-        break;
-      case 10:
-        if (found.userAgent === undefined && key.toLowerCase() === 'user-agent') found.userAgent = rawHeaders[i + 1];
-        break;
-      case 15:
-        if (found.forwardedFor === undefined && key.toLowerCase() === 'x-forwarded-for')
-          found.forwardedFor = rawHeaders[i + 1];
-        break;
-      case REQUEST_ID_HEADER.length:
-        if (found.requestId === undefined && key.toLowerCase() === REQUEST_ID_HEADER)
-          found.requestId = rawHeaders[i + 1];
-        break;
-    }
-  }
-  return found;
-}

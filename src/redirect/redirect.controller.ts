@@ -17,7 +17,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Public } from '../auth/auth.decorators.js';
 import { ApiError } from '../common/errors/api-error.js';
 import { ApiProblemResponses } from '../common/errors/api-problem-responses.decorator.js';
-import { REDIRECT_ROUTE } from './redirect-fast-path.js';
+import { REDIRECT_ROUTE } from '../common/http/route-table.js';
 import { ServiceCounters } from '../metrics/service-counters.js';
 import { deviceTarget } from './device-target.js';
 import { LINK_PASSWORD_MAX_LENGTH } from '../links/link-password.js';

@@ -6,7 +6,7 @@ import { LinkCache, type LinkRules } from '../links/link-cache.js';
 import { couldBeCode } from '../links/short-code.js';
 import { requestIdOf } from '../logging/request-id.js';
 import { ServiceCounters } from '../metrics/service-counters.js';
-import type { RedirectRequestHeaders } from './redirect-fast-path.js';
+import type { RedirectRequestHeaders } from './redirect-request-headers.js';
 import { RedirectLookup } from './redirect-lookup.js';
 
 /** What `resolve` answers for a link past its `expires_at`. */

@@ -22,6 +22,12 @@ export interface TopLevelRoute {
   crossOrigin?: boolean;
 }
 
+/**
+ * The redirect route's path (every path the table does not name): `RedirectController` declares
+ * it, and the HTTP plugins that leave redirects alone (security headers) recognise it by it.
+ */
+export const REDIRECT_ROUTE = ':code';
+
 export const ROUTE_TABLE: Readonly<Record<string, TopLevelRoute>> = {
   api: { kind: 'api', crossOrigin: true },
   'openapi.json': { kind: 'api', crossOrigin: true },

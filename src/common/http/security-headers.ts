@@ -3,7 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import helmet from 'helmet';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AppConfig } from '../../config/app-config.js';
-import { REDIRECT_ROUTE } from '../../redirect/redirect-fast-path.js';
+import { REDIRECT_ROUTE } from './route-table.js';
 
 /**
  * Swagger UI's page carries inline <style> blocks and React sets style attributes, so `/docs`

@@ -1,4 +1,4 @@
-import { redirectHeadersOf } from './redirect-fast-path.js';
+import { redirectHeadersOf } from './redirect-request-headers.js';
 
 describe('redirectHeadersOf', () => {
   it('finds the Referer, User-Agent, X-Forwarded-For and X-Request-Id in any case, the first of each, skipping the rest', () => {
