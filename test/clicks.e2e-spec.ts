@@ -7,6 +7,7 @@ import { createAccountWithToken, type TestAccount } from './support/factories.js
 import { sumRollups } from './support/click-history.js';
 import { eventually } from './support/eventually.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { expectProblem } from './support/problems.js';
 
 interface LinkClicks {
   code: string;
@@ -85,12 +86,6 @@ describe('GET /api/links/{code}/clicks', () => {
   async function fold(): Promise<void> {
     const sink = testApp.app.get(ClickSink);
     if (sink instanceof SqliteClickSink) await sink.fold();
-  }
-
-  async function expectProblem(response: Response, status: number, error: string): Promise<void> {
-    expect(response.status).toBe(status);
-    expect(response.headers.get('content-type')).toContain('application/problem+json');
-    expect(await response.json()).toMatchObject({ status, error });
   }
 
   it('counts GET redirects per UTC day and by referrer host, not HEAD, and agrees with the link’s clicks', async () => {

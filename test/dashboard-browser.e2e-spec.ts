@@ -1,7 +1,6 @@
 // The dashboard as a person uses it: Chromium (Debian's, through playwright-core) signs up,
 // makes links and tokens, with script on and off, by mouse and by keyboard; axe-core checks
 // every page at desktop and phone sizes, and the run leaves screenshots in .cache/screenshots/.
-import { randomBytes } from 'node:crypto';
 import { generate } from 'otplib';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { ClickCounter } from '../src/clicks/click-counter.js';
@@ -11,13 +10,11 @@ import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
 import { newClient } from './support/factories.js';
 import { seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
+import { newEmail, PASSWORD, signUpInPage } from './support/people.js';
 
-const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a brand new password';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-
-const newEmail = () => `b-${randomBytes(4).toString('hex')}@example.test`;
 
 describe('Account dashboard in a browser', () => {
   let testApp: TestApp;
@@ -108,15 +105,6 @@ describe('Account dashboard in a browser', () => {
     await prisma.link.update({ where: { code }, data: { clicks: { increment: total } } });
   }
 
-  async function signUp(page: Page, email = newEmail()): Promise<string> {
-    await page.goto('/signup');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.waitForURL('**/dashboard');
-    return email;
-  }
-
   /** Creates a link from the links page; returns its code. */
   async function createLink(page: Page, url: string): Promise<string> {
     await page.getByLabel('URL').fill(url);
@@ -137,7 +125,7 @@ describe('Account dashboard in a browser', () => {
 
   it('goes from sign-up through links, clicks and tokens to sign-out', async () => {
     const page = await newPage();
-    await signUp(page);
+    await signUpInPage(page);
     await expect(page.getByText('No links yet').isVisible()).resolves.toBe(true);
 
     const code = await createLink(page, 'https://example.com/journey');
@@ -219,7 +207,7 @@ describe('Account dashboard in a browser', () => {
 
   it('works with JavaScript turned off: sign up, create, delete and revoke after confirming, sign out', async () => {
     const page = await newPage({ javaScriptEnabled: false });
-    await signUp(page);
+    await signUpInPage(page);
 
     const code = await createLink(page, 'https://example.com/no-script');
     // The disclosure that stands in for the dialog is reached by keyboard like any control.
@@ -265,7 +253,7 @@ describe('Account dashboard in a browser', () => {
     for (const path of ['/', '/login', '/signup']) {
       expect(await tabThrough(page, path)).toEqual(walkedCleanly(path));
     }
-    await signUp(page);
+    await signUpInPage(page);
     const code = await createLink(page, 'https://example.com/keyboard');
     for (const path of [
       '/dashboard',
@@ -308,7 +296,7 @@ describe('Account dashboard in a browser', () => {
       expect(await page.getByText(/commonly used password|most used passwords/).isVisible()).toBe(true);
       await check('signup-refused');
 
-      const email = await signUp(page);
+      const email = await signUpInPage(page);
       await check('links-empty');
       const code = await createLink(page, `https://example.com/${'a-rather-long-path/'.repeat(6)}`);
       await createLink(page, 'https://example.com/docs');

@@ -2,7 +2,6 @@
 // a link's tags on its page and filters the links list by a tag, by mouse, by keyboard and with
 // script off; axe-core checks the pages at desktop and phone sizes, and the run leaves
 // screenshots in .cache/screenshots/ (tags-*.png).
-import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { LinksService } from '../src/links/links.service.js';
@@ -10,8 +9,8 @@ import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
 import { newClient } from './support/factories.js';
 import { focusedControl, seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
+import { newEmail, signUpInPage } from './support/people.js';
 
-const PASSWORD = 'correct horse battery';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
@@ -34,12 +33,7 @@ describe('Tags in the dashboard, in a browser', () => {
 
   /** Signs up a new person; returns their account's id. */
   async function signUp(page: Page): Promise<string> {
-    const email = `t-${randomBytes(4).toString('hex')}@example.test`;
-    await page.goto('/signup');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.waitForURL('**/dashboard');
+    const email = await signUpInPage(page, newEmail('t'));
     const account = await testApp.app.get(PrismaService).account.findUniqueOrThrow({ where: { email } });
     return account.id;
   }

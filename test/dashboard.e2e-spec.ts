@@ -8,17 +8,7 @@ import { createAccountWithToken, newClient } from './support/factories.js';
 import { Browser } from './support/form-browser.js';
 import { qrCodeSvg } from '../src/links/qr-code.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
-
-const newEmail = () => `p-${randomBytes(4).toString('hex')}@example.test`;
-const PASSWORD = 'correct horse battery';
-
-async function signUp(testApp: TestApp, email = newEmail()): Promise<Browser> {
-  const browser = new Browser(testApp);
-  const response = await browser.post('/signup', { email, password: PASSWORD });
-  expect(response.status).toBe(303);
-  expect(response.headers.get('location')).toBe('/dashboard');
-  return browser;
-}
+import { newEmail, PASSWORD, signUpWithForms } from './support/people.js';
 
 describe('Account dashboard', () => {
   let testApp: TestApp;
@@ -42,7 +32,7 @@ describe('Account dashboard', () => {
   });
 
   it('stores only the hash of the session id', async () => {
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
     const raw = browser.cookies.get('__Host-shortlink_session')!;
     const prisma = testApp.app.get(PrismaService);
 
@@ -51,7 +41,7 @@ describe('Account dashboard', () => {
   });
 
   it('refuses a POST without or with a wrong CSRF token with 403, changing nothing', async () => {
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
 
     const missing = await browser.post('/dashboard', { url: 'https://example.com/csrf' }, '');
     const wrong = await browser.post('/dashboard', { url: 'https://example.com/csrf' }, 'forged-token');
@@ -64,7 +54,7 @@ describe('Account dashboard', () => {
 
   it('sends a signed-out visitor to sign in, with next, and back after signing in', async () => {
     const email = newEmail();
-    await signUp(testApp, email);
+    await signUpWithForms(testApp, email);
     const visitor = new Browser(testApp);
 
     const page = await visitor.get('/dashboard/tokens');
@@ -85,7 +75,7 @@ describe('Account dashboard', () => {
     'never redirects off-site after sign-in (next=%s)',
     async (next) => {
       const email = newEmail();
-      await signUp(testApp, email);
+      await signUpWithForms(testApp, email);
       const visitor = new Browser(testApp);
 
       const response = await visitor.post('/login', { email, password: PASSWORD, next });
@@ -97,7 +87,7 @@ describe('Account dashboard', () => {
 
   it('answers a wrong password and an unknown email the same way (401)', async () => {
     const email = newEmail();
-    await signUp(testApp, email);
+    await signUpWithForms(testApp, email);
     const visitor = new Browser(testApp);
 
     const wrongPassword = await visitor.post('/login', { email, password: 'not the password' });
@@ -130,7 +120,7 @@ describe('Account dashboard', () => {
   });
 
   it('escapes HTML in link URLs and token names everywhere', async () => {
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
     await browser.post('/dashboard', { url: 'https://example.com/"><script>alert(1)</script>' });
     const tokens = await browser.post('/dashboard/tokens', {
       name: '<img src=x onerror=alert(1)>',
@@ -152,7 +142,7 @@ describe('Account dashboard', () => {
       json: { url: 'https://example.com/mine', custom_code: `own-${randomBytes(3).toString('hex')}` },
     });
     const { code } = (await created.json()) as { code: string };
-    const other = await signUp(testApp);
+    const other = await signUpWithForms(testApp);
     const csrf = await other.csrfFrom('/dashboard');
 
     const notFound = await other.get(`/dashboard/links/${code}`);
@@ -173,7 +163,7 @@ describe('Account dashboard', () => {
   });
 
   it('creates a link with the same rules and errors as the API, keeping the input', async () => {
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
 
     const bad = await browser.post('/dashboard', { url: 'ftp://example.com/', custom_code: 'ok-code' });
     expect(bad.status).toBe(400);
@@ -192,7 +182,7 @@ describe('Account dashboard', () => {
   });
 
   it('creates a link with tags, and keeps the input with the reason when one is refused', async () => {
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
 
     const created = await browser.post('/dashboard', { url: 'https://example.com/tagged', tags: 'News, spring-sale' });
     expect(created.status).toBe(303);
@@ -209,7 +199,7 @@ describe('Account dashboard', () => {
   });
 
   it('shows a new link’s page with an empty 30-day chart, its table and no referrers yet', async () => {
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
     const created = await browser.post('/dashboard', { url: 'https://example.com/quiet' });
     const code = new URL(created.headers.get('location')!, 'http://x').searchParams.get('created')!;
 
@@ -227,7 +217,7 @@ describe('Account dashboard', () => {
   });
 
   it('deletes a link twice without an error (a double-submitted form)', async () => {
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
     const created = await browser.post('/dashboard', { url: 'https://example.com/twice' });
     const code = new URL(created.headers.get('location')!, 'http://x').searchParams.get('created')!;
     const csrf = await browser.csrfFrom('/dashboard');
@@ -238,7 +228,7 @@ describe('Account dashboard', () => {
   });
 
   it('searches the links by part of a code or URL, paging through the matches', async () => {
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
     for (const [url, code] of [
       ['https://example.com/Spring-Sale', 'spring1'],
       ['https://example.com/summer', 'summer1'],
@@ -264,7 +254,7 @@ describe('Account dashboard', () => {
   });
 
   it('sets, shows, refuses and clears an expiry (UTC); an expired link can still be edited', async () => {
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
     const past = await browser.post('/dashboard', { url: 'https://example.com/past', expires_at: '2001-01-01T00:00' });
     expect(past.status).toBe(400);
     const pastHtml = await past.text();
@@ -317,7 +307,7 @@ describe('Account dashboard', () => {
   });
 
   it("shows the link's QR code and offers it as an SVG download, to its owner only", async () => {
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
     const created = await browser.post('/dashboard', {
       url: 'https://example.com/qr',
       custom_code: `qr-${randomBytes(3).toString('hex')}`,
@@ -334,12 +324,12 @@ describe('Account dashboard', () => {
     expect(download.headers.get('content-disposition')).toBe(`attachment; filename="${code}-qr.svg"`);
     expect(await download.text()).toBe(expected);
 
-    const stranger = await signUp(testApp);
+    const stranger = await signUpWithForms(testApp);
     expect((await stranger.get(`/dashboard/links/${code}/qr.svg`)).status).toBe(404);
   });
 
   it('ends a session idle for longer than SESSION_TTL_DAYS', async () => {
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
     const raw = browser.cookies.get('__Host-shortlink_session')!;
     await testApp.app.get(PrismaService).session.update({
       where: { idHash: hashSessionId(raw) },
@@ -353,7 +343,7 @@ describe('Account dashboard', () => {
   });
 
   it('never lets a session cookie authorise the API, nor a token a page', async () => {
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
     const owner = await createAccountWithToken(testApp);
 
     const api = await testApp.request('/api/links', {
@@ -376,7 +366,7 @@ describe('Account dashboard', () => {
 
   it('revokes only the account’s own tokens', async () => {
     const owner = await createAccountWithToken(testApp);
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
 
     const response = await browser.post(
       `/dashboard/tokens/${owner.tokenId}/revoke`,
@@ -391,7 +381,7 @@ describe('Account dashboard', () => {
 
   it('changing the password ends the other sessions; deleting the account takes its links', async () => {
     const email = newEmail();
-    const first = await signUp(testApp, email);
+    const first = await signUpWithForms(testApp, email);
     const second = new Browser(testApp);
     await second.post('/login', { email, password: PASSWORD });
     expect((await second.get('/dashboard')).status).toBe(200);
@@ -428,7 +418,7 @@ describe('Account dashboard', () => {
   });
 
   it('answers 404 on the account page for an account gone while its session still opened the page', async () => {
-    const browser = await signUp(testApp);
+    const browser = await signUpWithForms(testApp);
     // A session goes with its account; this is the moment in between (the account deleted elsewhere).
     const lookup = jest.spyOn(testApp.app.get(AccountsRepository), 'findById').mockResolvedValueOnce(null);
     try {

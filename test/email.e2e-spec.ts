@@ -13,8 +13,8 @@ import { createAccountWithToken, createAdminWithToken, newClient } from './suppo
 import { Browser } from './support/form-browser.js';
 import { MailSink } from './support/mail-sink.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
+import { newEmail, PASSWORD, signUpWithForms } from './support/people.js';
 
-const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'purple elephant umbrella';
 const ENV = { TRUST_PROXY: 'true', RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000' };
 
@@ -30,18 +30,10 @@ afterAll(async () => {
   await sink?.stop();
 });
 
-let nextEmail = 1;
-function newEmail(): string {
-  return `person-${process.pid}-${nextEmail++}@example.test`;
-}
-
 /** An account with PASSWORD, signed in in its own browser. */
 async function signedUp(app = testApp): Promise<{ email: string; browser: Browser }> {
   const email = newEmail();
-  const browser = new Browser(app);
-  const answer = await browser.post('/signup', { email, password: PASSWORD });
-  expect(answer.status).toBe(303);
-  return { email, browser };
+  return { email, browser: await signUpWithForms(app, email) };
 }
 
 async function askForReset(email: string, browser = new Browser(testApp)): Promise<Response> {

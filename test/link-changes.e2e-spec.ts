@@ -36,7 +36,9 @@ describe('changes made beside a running instance, without Redis', () => {
     expect((await shortlink(['account', 'create', email])).status).toBe(0);
     expect((await shortlink(['account', 'create', adminEmail, '--admin'])).status).toBe(0);
     token = (await shortlink(['token', 'create', email])).stdout.trim();
-    adminToken = (await shortlink(['token', 'create', adminEmail, '--scopes', 'links:read,links:write,admin'])).stdout.trim();
+    adminToken = (
+      await shortlink(['token', 'create', adminEmail, '--scopes', 'links:read,links:write,admin'])
+    ).stdout.trim();
   });
 
   afterAll(async () => {
@@ -46,7 +48,11 @@ describe('changes made beside a running instance, without Redis', () => {
   });
 
   const createLink = async (url: string): Promise<string> => {
-    const created = await first.request('/api/links', { method: 'POST', headers: { 'x-api-key': token }, json: { url } });
+    const created = await first.request('/api/links', {
+      method: 'POST',
+      headers: { 'x-api-key': token },
+      json: { url },
+    });
     expect(created.status).toBe(201);
     return ((await created.json()) as { code: string }).code;
   };
@@ -94,9 +100,9 @@ describe('changes made beside a running instance, without Redis', () => {
     await answersWithinASecond(second, `/${code}`, 302);
 
     await visitTwice(second, `/${code}`, 302);
-    expect((await first.request(`/api/links/${code}`, { method: 'DELETE', headers: { 'x-api-key': token } })).status).toBe(
-      204,
-    );
+    expect(
+      (await first.request(`/api/links/${code}`, { method: 'DELETE', headers: { 'x-api-key': token } })).status,
+    ).toBe(204);
     await answersWithinASecond(second, `/${code}`, 404);
   });
 

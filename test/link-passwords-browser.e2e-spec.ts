@@ -13,6 +13,7 @@ import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
 import { createAccountWithToken, newClient } from './support/factories.js';
 import { focusedControl, seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { newEmail, signUpInPage } from './support/people.js';
 
 const ACCOUNT_PASSWORD = 'correct horse battery';
 const LINK_PASSWORD = 'open sesame';
@@ -178,12 +179,7 @@ describe('Password-protected links in a browser', () => {
 
   describe("the owner, on the link's page", () => {
     async function signUpWithLink(page: Page): Promise<{ accountId: string; code: string }> {
-      const email = `p-${randomBytes(4).toString('hex')}@example.test`;
-      await page.goto('/signup');
-      await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password').fill(ACCOUNT_PASSWORD);
-      await page.getByRole('button', { name: 'Sign up' }).click();
-      await page.waitForURL('**/dashboard');
+      const email = await signUpInPage(page, newEmail('p'), ACCOUNT_PASSWORD);
       const account = await testApp.app.get(PrismaService).account.findUniqueOrThrow({ where: { email } });
       const link = await testApp.app.get(LinksService).create(account.id, { url: TARGET });
       return { accountId: account.id, code: link.code };

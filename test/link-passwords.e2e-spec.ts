@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { hashPassword } from '../src/accounts/passwords.js';
 import { DashboardCookies } from '../src/auth/sessions/dashboard-cookies.js';
 import { SessionsService } from '../src/auth/sessions/sessions.service.js';
@@ -10,6 +11,11 @@ import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-
 import type { TestDatabase } from './support/test-database.js';
 import { startTwoInstances, type TwoInstances } from './support/two-instances.js';
 import { LinkPasswordGuesses } from '../src/redirect/link-password-guesses.js';
+import { expectProblem } from './support/problems.js';
+
+// Many tests here try 30 or more passwords one after the other, each a scrypt hash of 128 MiB:
+// 40 to 60 s on an idle machine of two cores, more while other specs run beside them.
+jest.setTimeout(180_000);
 
 /**
  * Password-protected links and device targets (issue 31), on two instances sharing one database
@@ -54,14 +60,6 @@ const prisma = () => a.app.get(PrismaService);
 
 function api(path: string, init: Init = {}, instance = a): Promise<Response> {
   return instance.request(path, { ...init, headers: { ...owner.apiKey, ...init.headers } });
-}
-
-async function expectProblem(response: Response, status: number, error: string): Promise<Problem> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toContain('application/problem+json');
-  const body = (await response.json()) as Problem;
-  expect(body).toMatchObject({ status, error });
-  return body;
 }
 
 async function create(json: Record<string, unknown>): Promise<Link> {

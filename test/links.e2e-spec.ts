@@ -2,6 +2,7 @@ import { PrismaService } from '../src/database/prisma.service.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 import type { Link, LinkList, Problem } from '../sdk/client.js';
+import { expectProblem } from './support/problems.js';
 
 const ISO_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 // Rate limits are tested on their own; here they would only get in the way of the bulk tests.
@@ -19,16 +20,6 @@ beforeAll(async () => {
   testApp = await startTestApp(NO_RATE_LIMITS);
 });
 afterAll(() => testApp.close());
-
-async function expectProblem(response: Response, status: number, error: string): Promise<Problem> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toContain('application/problem+json');
-  const body = (await response.json()) as Problem;
-  expect(body).toMatchObject({ type: 'about:blank', status, error });
-  expect(typeof body.title).toBe('string');
-  expect(typeof body.detail).toBe('string');
-  return body;
-}
 
 function post(json: unknown, headers: Record<string, string> = {}): Promise<Response> {
   return testApp.request('/api/links', { method: 'POST', headers, json });

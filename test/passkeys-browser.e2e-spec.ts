@@ -12,11 +12,10 @@ import { Browser as FormBrowser } from './support/form-browser.js';
 import { freePort } from './support/free-port.js';
 import { PROJECT_ROOT } from './support/run-source.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { newEmail, PASSWORD, signUpInPage } from './support/people.js';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SCREENSHOTS = join(PROJECT_ROOT, '.cache', 'screenshots');
-const PASSWORD = 'correct horse battery';
-const newEmail = () => `pk-${randomBytes(4).toString('hex')}@example.test`;
 
 interface AxeViolation {
   id: string;
@@ -86,16 +85,6 @@ describe('Passkeys in a browser', () => {
     return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`);
   }
 
-  async function signUp(page: Page): Promise<string> {
-    const email = newEmail();
-    await page.goto('/signup');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.waitForURL('**/dashboard');
-    return email;
-  }
-
   async function addPasskey(page: Page, name: string): Promise<void> {
     await page.goto('/account');
     await page.getByLabel('Name').fill(name);
@@ -105,7 +94,7 @@ describe('Passkeys in a browser', () => {
 
   it('adds a passkey on the account page, then signs in with it alone (no password, no code)', async () => {
     const page = await newPage();
-    await signUp(page);
+    await signUpInPage(page);
     await addPasskey(page, 'Laptop');
     expect(await page.getByText('Passkey added').isVisible()).toBe(true);
     expect(await page.getByRole('button', { name: 'Remove passkey Laptop' }).isVisible()).toBe(true);
@@ -121,7 +110,7 @@ describe('Passkeys in a browser', () => {
 
   it('is axe-clean at phone width, and the passkey can be removed with the keyboard', async () => {
     const page = await newPage({ width: 390, height: 844 });
-    await signUp(page);
+    await signUpInPage(page);
     await addPasskey(page, 'Phone');
     expect(await axe(page, 'account-passkey-phone')).toEqual([]);
 
@@ -142,7 +131,7 @@ describe('Passkeys in a browser', () => {
     const page = await context.newPage();
     await page.goto('/login');
     expect(await page.getByRole('button', { name: 'Sign in with a passkey' }).count()).toBe(0);
-    await signUp(page);
+    await signUpInPage(page);
     await page.goto('/account');
     expect(await page.getByText('Adding a passkey needs JavaScript').isVisible()).toBe(true);
     expect(await page.getByRole('button', { name: 'Add a passkey' }).count()).toBe(0);
@@ -203,7 +192,7 @@ describe('Passkeys in a browser', () => {
 
   it('refuses an answer replayed, signed for another challenge, or sent to another origin or relying party', async () => {
     const page = await newPage();
-    await signUp(page);
+    await signUpInPage(page);
     await addPasskey(page, 'Laptop');
     await page.getByRole('button', { name: 'Sign out' }).first().click();
     await page.waitForURL('**/login');

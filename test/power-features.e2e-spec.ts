@@ -8,6 +8,7 @@ import { eventually } from './support/eventually.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 import { startTwoInstances, type TwoInstances } from './support/two-instances.js';
+import { expectProblem } from './support/problems.js';
 
 /**
  * Expiry, bulk creation, search, QR codes and idempotency keys, on two instances of the service
@@ -40,14 +41,6 @@ const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toI
 
 function api(instance: TestApp, path: string, init: Init = {}, account = owner): Promise<Response> {
   return instance.request(path, { ...init, headers: { ...account.apiKey, ...init.headers } });
-}
-
-async function expectProblem(response: Response, status: number, error: string): Promise<Problem> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toContain('application/problem+json');
-  const body = (await response.json()) as Problem;
-  expect(body).toMatchObject({ status, error });
-  return body;
 }
 
 async function create(json: Record<string, unknown>, instance = a): Promise<Link> {

@@ -1,18 +1,16 @@
-import { randomBytes } from 'node:crypto';
 import { Tokens } from '@fastify/csrf';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { LinksService } from '../src/links/links.service.js';
 import { newClient } from './support/factories.js';
 import { Browser } from './support/form-browser.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { newEmail, PASSWORD, signUpWithForms } from './support/people.js';
 
 /**
  * The holes a probe of the dashboard found (issue 29), each tried as the attacker did. Every
  * spec here failed before the fix. The app trusts X-Forwarded-For, so each Browser is a client
  * address of its own unless it is given one.
  */
-const newEmail = () => `probe-${randomBytes(4).toString('hex')}@example.test`;
-const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'vortex lantern 93 quilt';
 
 describe('Sign-in probes', () => {
@@ -23,16 +21,10 @@ describe('Sign-in probes', () => {
   });
   afterAll(() => testApp.close());
 
-  async function signUp(email = newEmail(), browser = new Browser(testApp)): Promise<Browser> {
-    const response = await browser.post('/signup', { email, password: PASSWORD });
-    expect(response.status).toBe(303);
-    return browser;
-  }
-
   it('1. counts guesses of the current password on the account page against the sign-in limits', async () => {
     const email = newEmail();
     // The attacker sits at a session left open, from addresses of their choosing.
-    const openSession = await signUp(email);
+    const openSession = await signUpWithForms(testApp, email);
     const csrf = await openSession.csrfFrom('/account');
 
     for (let guess = 0; guess < 10; guess++) {
@@ -61,7 +53,7 @@ describe('Sign-in probes', () => {
 
   it('1. a wrong current password also counts against the client address', async () => {
     const client = newClient();
-    const browser = await signUp(newEmail(), new Browser(testApp, client));
+    const browser = await signUpWithForms(testApp, newEmail(), new Browser(testApp, client));
     const csrf = await browser.csrfFrom('/account');
     // The sign-up was the address's first attempt; nine more wrong guesses make ten.
     for (let guess = 0; guess < 9; guess++) {
@@ -75,7 +67,7 @@ describe('Sign-in probes', () => {
 
     // Another account's sign-in from the same address is now refused too.
     const other = newEmail();
-    await signUp(other);
+    await signUpWithForms(testApp, other);
     const sameAddress = new Browser(testApp, client);
     expect((await sameAddress.post('/login', { email: other, password: PASSWORD })).status).toBe(429);
   });
@@ -104,7 +96,7 @@ describe('Sign-in probes', () => {
 
   it('3. guesses from anywhere cannot lock the owner out of a browser that signed in before', async () => {
     const email = newEmail();
-    await signUp(email);
+    await signUpWithForms(testApp, email);
     // The owner's laptop signs in once, and so keeps a device cookie.
     const laptop = new Browser(testApp);
     expect((await laptop.post('/login', { email, password: PASSWORD })).status).toBe(303);
@@ -121,7 +113,7 @@ describe('Sign-in probes', () => {
     const forger = new Browser(testApp);
     forger.cookies.set('__Host-shortlink_device', `${'A'.repeat(22)}.${'B'.repeat(43)}`);
     expect((await forger.post('/login', { email, password: PASSWORD })).status).toBe(429);
-    const otherAccount = await signUp();
+    const otherAccount = await signUpWithForms(testApp);
     const borrowed = new Browser(testApp);
     borrowed.cookies.set('__Host-shortlink_device', otherAccount.cookies.get('__Host-shortlink_device')!);
     expect((await borrowed.post('/login', { email, password: PASSWORD })).status).toBe(429);
@@ -137,7 +129,7 @@ describe('Sign-in probes', () => {
 
   it('3. a device cookie has a counter of its own: ten wrong passwords from it lock only it', async () => {
     const email = newEmail();
-    const laptop = await signUp(email);
+    const laptop = await signUpWithForms(testApp, email);
     const device = laptop.cookies.get('__Host-shortlink_device')!;
     const fromDevice = () => {
       const browser = new Browser(testApp);
@@ -154,7 +146,7 @@ describe('Sign-in probes', () => {
 
   it('3. a new password retires the device cookies issued before it', async () => {
     const email = newEmail();
-    const laptop = await signUp(email);
+    const laptop = await signUpWithForms(testApp, email);
     const before = laptop.cookies.get('__Host-shortlink_device')!;
     await testApp.app.get(AccountsService).setPasswordByEmail(email, NEW_PASSWORD);
 
@@ -174,7 +166,7 @@ describe('Sign-in probes', () => {
     expect(await signup.text()).toMatch(/id="password-error">[^<]+/);
     expect(await testApp.app.get(AccountsService).findByEmail(email)).toBeNull();
 
-    const browser = await signUp(email);
+    const browser = await signUpWithForms(testApp, email);
     const change = await browser.post(
       '/account/password',
       { current_password: PASSWORD, new_password: password },
@@ -188,7 +180,7 @@ describe('Sign-in probes', () => {
 
   it('5. a next with a control or non-ASCII character leads to the links page, never a 500', async () => {
     const email = newEmail();
-    const browser = await signUp(email);
+    const browser = await signUpWithForms(testApp, email);
 
     const signedIn = await browser.get('/login?next=/%7F/x');
     expect(signedIn.status).toBe(303);
@@ -205,7 +197,7 @@ describe('Sign-in probes', () => {
   });
 
   it('6. a planted CSRF cookie with its own token does not pass a signed-in form', async () => {
-    const victim = await signUp();
+    const victim = await signUpWithForms(testApp);
     // The attacker's secret and a token for it, planted in the victim's browser (a sibling
     // subdomain or a plain-http answer can set a cookie without the __Host- prefix).
     const tokens = new Tokens({});
@@ -221,7 +213,7 @@ describe('Sign-in probes', () => {
 
   it('6. a form shown to one session does not pass in another session of the same account', async () => {
     const email = newEmail();
-    const first = await signUp(email);
+    const first = await signUpWithForms(testApp, email);
     const csrf = await first.csrfFrom('/dashboard');
     const second = new Browser(testApp);
     expect((await second.post('/login', { email, password: PASSWORD })).status).toBe(303);

@@ -20,7 +20,11 @@ describe('better-sqlite3 handles freed by the garbage collector and by thread te
 
   it(`never abort the process (Node.js ${process.versions.node})`, () => {
     const run = spawnSync(process.execPath, ['--expose-gc', PROBE, dir], { encoding: 'utf8', timeout: 120_000 });
-    expect({ signal: run.signal, status: run.status, stderr: run.stderr }).toEqual({ signal: null, status: 0, stderr: '' });
+    expect({ signal: run.signal, status: run.status, stderr: run.stderr }).toEqual({
+      signal: null,
+      status: 0,
+      stderr: '',
+    });
     expect(run.stdout).toMatch(/^done, \d+ handles left open/);
   });
 });

@@ -14,6 +14,7 @@ import { committedMigrations } from './support/migrations.js';
 import { PROJECT_ROOT } from './support/run-source.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { createTestDatabase, testDatabaseKind } from './support/test-database.js';
+import { newEmail, PASSWORD, signUpWithForms } from './support/people.js';
 
 /**
  * The holes a second attack found (issue 54), tried as the attacker did: someone who holds only
@@ -21,8 +22,6 @@ import { createTestDatabase, testDatabaseKind } from './support/test-database.js
  * and not the password. Every spec here failed before sudo mode existed. The sessions are aged
  * in the database: a session that signed in more than 5 minutes ago is no longer "fresh".
  */
-const newEmail = () => `stolen-${randomBytes(4).toString('hex')}@example.test`;
-const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'vortex lantern 93 quilt';
 const SESSION = '__Host-shortlink_session';
 const SIX_MINUTES_MS = 6 * 60 * 1000;
@@ -42,8 +41,7 @@ describe('A stolen session cookie', () => {
   afterAll(() => testApp.close());
 
   async function signUp(email = newEmail()): Promise<{ email: string; owner: Browser; accountId: string }> {
-    const owner = new Browser(testApp);
-    expect((await owner.post('/signup', { email, password: PASSWORD })).status).toBe(303);
+    const owner = await signUpWithForms(testApp, email);
     const account = await testApp.app.get(AccountsService).findByEmail(email);
     return { email, owner, accountId: account!.id };
   }
@@ -352,8 +350,7 @@ describe('After a password change or signing out everywhere', () => {
   /** An owner with two-factor on, and an attacker who has the old password and is at the code step. */
   async function halfwayIn() {
     const email = newEmail();
-    const owner = new Browser(testApp);
-    expect((await owner.post('/signup', { email, password: PASSWORD })).status).toBe(303);
+    const owner = await signUpWithForms(testApp, email);
     const page = await (await owner.get('/account')).text();
     const secret = /aria-label="Secret key">([A-Z2-7]+)</.exec(page)![1];
     const step = currentStep();

@@ -4,6 +4,7 @@ import { PrismaService } from '../src/database/prisma.service.js';
 import type { Link, LinkList, Problem } from '../sdk/client.js';
 import { createAccountWithToken, newClient, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { expectProblem } from './support/problems.js';
 
 /** Tags on links: create, bulk and update, `GET /api/links?tag=`, `GET /api/tags`. */
 type Init = RequestInit & { json?: unknown };
@@ -25,14 +26,6 @@ const prisma = () => testApp.app.get(PrismaService);
 
 function api(path: string, init: Init = {}, account = owner): Promise<Response> {
   return testApp.request(path, { ...init, headers: { ...account.apiKey, ...init.headers } });
-}
-
-async function expectProblem(response: Response, status: number, error: string): Promise<Problem> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toContain('application/problem+json');
-  const body = (await response.json()) as Problem;
-  expect(body).toMatchObject({ status, error });
-  return body;
 }
 
 async function create(json: Record<string, unknown>, account = owner): Promise<Link> {

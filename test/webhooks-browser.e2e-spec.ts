@@ -1,7 +1,6 @@
 // The Webhooks page as a person uses it: Chromium (Debian's, through playwright-core) adds a
 // webhook, copies its signing secret, sends a test and deletes it, with script on and off and by
 // keyboard; axe-core checks it at desktop and phone sizes; screenshots go to .cache/screenshots/.
-import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
@@ -10,8 +9,8 @@ import { newClient } from './support/factories.js';
 import { seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { verifyMessage, WebhookReceiver } from './support/webhook-receiver.js';
+import { newEmail, signUpInPage } from './support/people.js';
 
-const PASSWORD = 'correct horse battery';
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
 
@@ -31,16 +30,6 @@ describe('the Webhooks page in a browser', () => {
     });
     contexts.push(context);
     return context.newPage();
-  }
-
-  async function signUp(page: Page): Promise<string> {
-    const email = `w-${randomBytes(4).toString('hex')}@example.test`;
-    await page.goto('/signup');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.waitForURL('**/dashboard');
-    return email;
   }
 
   /** Adds a webhook from the page (every event ticked unless `untick` says); its signing secret. */
@@ -73,7 +62,7 @@ describe('the Webhooks page in a browser', () => {
 
   it('adds a webhook, shows its secret once, signs with it, sends a test and deletes it', async () => {
     const page = await newPage();
-    await signUp(page);
+    await signUpInPage(page, newEmail('w'));
     await page.getByRole('link', { name: 'Webhooks' }).click();
     await page.waitForURL('**/dashboard/webhooks');
     await expect(page.getByRole('heading', { level: 1, name: 'Webhooks' }).isVisible()).resolves.toBe(true);
@@ -129,7 +118,7 @@ describe('the Webhooks page in a browser', () => {
 
   it('works with JavaScript turned off, and says when a webhook was disabled', async () => {
     const page = await newPage({ javaScriptEnabled: false });
-    await signUp(page);
+    await signUpInPage(page, newEmail('w'));
     const secret = await addWebhook(page, receiver.url('/no-script'));
     expect(secret).toMatch(/^whsec_/);
 
@@ -160,7 +149,7 @@ describe('the Webhooks page in a browser', () => {
 
   it('reaches every control with Tab, each with a visible focus ring', async () => {
     const page = await newPage();
-    await signUp(page);
+    await signUpInPage(page, newEmail('w'));
     await addWebhook(page, receiver.url('/keyboard'));
     expect(await tabThrough(page, '/dashboard/webhooks')).toEqual(walkedCleanly('/dashboard/webhooks'));
   });
@@ -177,7 +166,7 @@ describe('the Webhooks page in a browser', () => {
         found[name] = await seriousViolations(page, `${name}-${size}`);
       };
 
-      await signUp(page);
+      await signUpInPage(page, newEmail('w'));
       await page.goto('/dashboard/webhooks');
       await check('webhooks-empty');
       await page.getByLabel('URL').fill('http://user:pw@hooks.example/in');

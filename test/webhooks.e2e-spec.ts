@@ -7,6 +7,7 @@ import { eventually } from './support/eventually.js';
 import { createAccountWithToken, createAdminWithToken, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { verifyMessage, WebhookReceiver, type ReceivedMessage } from './support/webhook-receiver.js';
+import { expectProblem } from './support/problems.js';
 
 const ISO_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const NO_RATE_LIMITS = { RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000' };
@@ -63,12 +64,6 @@ async function deliveries(account: TestAccount, id: string): Promise<Delivery[]>
   const response = await testApp.request(`/api/webhooks/${id}/deliveries`, { headers: account.apiKey });
   expect(response.status).toBe(200);
   return ((await response.json()) as { data: Delivery[] }).data;
-}
-
-async function expectProblem(response: Response, status: number, error: string): Promise<void> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toContain('application/problem+json');
-  expect(await response.json()).toMatchObject({ status, error });
 }
 
 /** Waits until `path` has received `count` messages, and returns them. */
