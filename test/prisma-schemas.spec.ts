@@ -56,6 +56,9 @@ describe('prisma schemas', () => {
       'model LinkChange',
       'model Report',
       'model AuditEvent',
+      'model EmailToken',
+      'model MailMessage',
+      'model MailDigest',
     ]);
     // The one line by design on PostgreSQL alone: the search's trigram index (pg_trgm), which
     // SQLite has no equivalent of that Prisma Migrate accepts.
