@@ -1,9 +1,14 @@
+import { jest } from '@jest/globals';
 // Oversized request bodies over real sockets: every client reads its 413, none sees a broken
 // pipe; what a refused client still sends is drained within bounds; nothing else is disturbed.
 import { connect, type Socket } from 'node:net';
 import { DISCARD_LIMITS } from '../src/common/http/body-limits.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+
+// Hundreds of megabytes go over loopback in some tests: well within a minute alone, not always
+// while other specs share the machine's two cores.
+jest.setTimeout(180_000);
 
 let testApp: TestApp;
 let owner: TestAccount;
