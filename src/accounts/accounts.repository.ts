@@ -11,8 +11,8 @@ export interface AccountRecord {
   isAdmin: boolean;
   disabledAt: Date | null;
   disabledReason: string | null;
-  /** When the email was proved, or taken as given; null while a SIGNUP=verify sign-up waits for its link. */
-  emailVerifiedAt: Date | null;
+  /** A SIGNUP=verify sign-up still waiting for the link sent to its email (else its address is taken as given). */
+  emailUnverified: boolean;
   /** How many links it has (kept by triggers). */
   linkCount: number;
 }
@@ -46,9 +46,8 @@ export class AccountsRepository {
     try {
       const now = new Date();
       const passwordSetAt = passwordHash === null ? null : now;
-      const emailVerifiedAt = emailVerified ? now : null;
       return await this.prisma.account.create({
-        data: { email, passwordHash, passwordSetAt, isAdmin, emailVerifiedAt },
+        data: { email, passwordHash, passwordSetAt, isAdmin, emailUnverified: !emailVerified },
       });
     } catch (error) {
       if ((error as { code?: string }).code === 'P2002') return null;
@@ -64,11 +63,11 @@ export class AccountsRepository {
     return isAccountId(id) ? this.prisma.account.findUnique({ where: { id } }) : null;
   }
 
-  /** Marks the account's email proved (its link was opened); false when it is gone. */
-  async markEmailVerified(id: string, at: Date): Promise<boolean> {
+  /** Marks the account's email proved (its link was opened); false when it is gone or was proved. */
+  async markEmailVerified(id: string): Promise<boolean> {
     const updated = await this.prisma.account.updateMany({
-      where: { id, emailVerifiedAt: null },
-      data: { emailVerifiedAt: at },
+      where: { id, emailUnverified: true },
+      data: { emailUnverified: false },
     });
     return updated.count > 0;
   }

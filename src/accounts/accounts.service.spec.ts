@@ -28,7 +28,7 @@ const owner: AccountRecord = {
   createdAt: new Date(0),
   isAdmin: false,
   disabledAt: null,
-  emailVerifiedAt: new Date(0),
+  emailUnverified: false,
   disabledReason: null,
   linkCount: 0,
 };

@@ -162,7 +162,7 @@ export class AccountsService {
 
   /** The account's email is proved: it may create links and tokens from now on. */
   async markEmailVerified(accountId: string): Promise<void> {
-    await this.accounts.markEmailVerified(accountId, new Date());
+    await this.accounts.markEmailVerified(accountId);
   }
 
   /** Sets a new password and ends every other session of the account. */

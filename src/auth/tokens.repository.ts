@@ -24,10 +24,10 @@ const USABLE_TOKEN_BY_HASH = preparedRead<UsableTokenRecord>({
   sqlite: `SELECT t.id, t.account_id AS "accountId", t.scopes,
       (SELECT a.is_admin FROM accounts a WHERE a.id = t.account_id) AS "isAdmin",
       (SELECT a.disabled_at IS NOT NULL FROM accounts a WHERE a.id = t.account_id) AS "accountDisabled",
-      (SELECT a.email_verified_at IS NOT NULL FROM accounts a WHERE a.id = t.account_id) AS "emailVerified"
+      (SELECT NOT a.email_unverified FROM accounts a WHERE a.id = t.account_id) AS "emailVerified"
     FROM api_tokens t WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
   postgresql: `SELECT t.id, t.account_id AS "accountId", t.scopes, a.is_admin AS "isAdmin",
-      a.disabled_at IS NOT NULL AS "accountDisabled", a.email_verified_at IS NOT NULL AS "emailVerified"
+      a.disabled_at IS NOT NULL AS "accountDisabled", NOT a.email_unverified AS "emailVerified"
     FROM api_tokens t JOIN accounts a ON a.id = t.account_id WHERE t.token_hash = $1 AND t.revoked_at IS NULL`,
 });
 

@@ -10,7 +10,7 @@ export interface SessionRecord {
   isAdmin: boolean;
   /** The account was disabled: its sessions are over. */
   accountDisabled: boolean;
-  /** The account's email is proved (or taken as given): see Account.emailVerifiedAt. */
+  /** The account's email is proved (or taken as given): see Account.emailUnverified. */
   emailVerified: boolean;
 }
 
@@ -32,11 +32,11 @@ const SESSION_BY_ID_HASH = preparedRead<{
   sqlite: `SELECT s.account_id AS "accountId", s.last_seen_at AS "lastSeenAt",
       (SELECT a.is_admin FROM accounts a WHERE a.id = s.account_id) AS "isAdmin",
       (SELECT a.disabled_at IS NOT NULL FROM accounts a WHERE a.id = s.account_id) AS "accountDisabled",
-      (SELECT a.email_verified_at IS NOT NULL FROM accounts a WHERE a.id = s.account_id) AS "emailVerified"
+      (SELECT NOT a.email_unverified FROM accounts a WHERE a.id = s.account_id) AS "emailVerified"
     FROM sessions s WHERE s.id_hash = $1`,
   postgresql: `SELECT s.account_id AS "accountId", (extract(epoch FROM s.last_seen_at) * 1000)::float8 AS "lastSeenAt",
     a.is_admin AS "isAdmin", a.disabled_at IS NOT NULL AS "accountDisabled",
-    a.email_verified_at IS NOT NULL AS "emailVerified"
+    NOT a.email_unverified AS "emailVerified"
     FROM sessions s JOIN accounts a ON a.id = s.account_id WHERE s.id_hash = $1`,
 });
 

@@ -1,10 +1,10 @@
 -- Email (issue 57): the mail outbox, single-use links sent by email (password reset, the proof of
--- a sign-up's address), the admins' report digest's last sending, and when an account's email
--- was proved. Every account made before this migration keeps creating links and tokens as
--- before: its address is taken as given, as of its creation.
+-- a sign-up's address), the admins' report digest's last sending, and whether an account waits
+-- for its email's link. Every account made before this migration keeps creating links and
+-- tokens as before: its address is taken as given (email_unverified false).
 
 -- AlterTable
-ALTER TABLE "accounts" ADD COLUMN     "email_verified_at" TIMESTAMP(3);
+ALTER TABLE "accounts" ADD COLUMN     "email_unverified" BOOLEAN NOT NULL DEFAULT false;
 
 -- CreateTable
 CREATE TABLE "email_tokens" (
@@ -54,6 +54,3 @@ CREATE INDEX "mail_messages_status_next_attempt_at_idx" ON "mail_messages"("stat
 -- AddForeignKey
 ALTER TABLE "email_tokens" ADD CONSTRAINT "email_tokens_account_id_fkey" FOREIGN KEY ("account_id") REFERENCES "accounts"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 
-
--- Accounts from before: their address is taken as given (see the comment on the column).
-UPDATE "accounts" SET "email_verified_at" = "created_at";
