@@ -54,7 +54,8 @@ export class EmailLinksPagesController {
       const errors = { form: `Too many reset emails asked for. Try again in ${minutesOf(outcome.retryAfterSeconds)}.` };
       return this.pages.render(reply, 'password-reset', { step: 'ask', available, form: { email }, errors }, 429);
     }
-    // The same page whether an account has this address or not.
+    // The same page whether an account has this address or not; the rest once it has gone out.
+    reply.raw.once('finish', outcome.sendAfterAnswer);
     return this.pages.render(reply, 'password-reset', { step: 'sent', available, email, minutes: RESET_LINK_MINUTES });
   }
 
