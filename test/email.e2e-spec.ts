@@ -194,6 +194,14 @@ describe('password reset', () => {
     expect(sink.received.filter((mail) => mail.to === email)).toHaveLength(5);
   });
 
+  it('asks for the email again when none is given (400), sending nothing', async () => {
+    const before = await outbox().count();
+    const answer = await new Browser(testApp).post('/password-reset', { email: '  ' });
+    expect(answer.status).toBe(400);
+    expect(await pageText(answer)).toContain('Enter the email of your account.');
+    expect(await outbox().count()).toBe(before);
+  });
+
   it('links "Forgot password?" from the sign-in page', async () => {
     const html = await (await new Browser(testApp).get('/login')).text();
     expect(html).toContain('<a href="/password-reset">Forgot password?</a>');
@@ -381,6 +389,16 @@ describe('SIGNUP=verify', () => {
     expect(again.status).toBe(303);
     expect(again.headers.get('location')).toBe('/dashboard?verify=sent');
     await sink.mailsTo(email, 2);
+
+    // At most 5 an hour: the sixth "Send again" says to wait, and sends nothing.
+    for (let i = 0; i < 4; i++) {
+      const more = await browser.post('/signup/verify/send', {}, undefined, '/dashboard');
+      expect(more.headers.get('location')).toBe('/dashboard?verify=sent');
+    }
+    const limited = await browser.post('/signup/verify/send', {}, undefined, '/dashboard');
+    expect(limited.headers.get('location')).toBe('/dashboard?verify=wait');
+    expect(await pageText(await browser.get('/dashboard?verify=wait'))).toContain('Too many links asked for');
+    await sink.mailsTo(email, 6);
 
     const opened = await browser.get(link.slice(TEST_SHORT_BASE_URL.length));
     expect(opened.status).toBe(200);
