@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -27,8 +28,11 @@ async function startProvider(
   redirectUris: string[],
   options: { forgedJwks?: boolean } = {},
 ): Promise<{ issuer: string; close(): Promise<void> }> {
-  const port = await freePort();
-  const issuer = `http://127.0.0.1:${port}`;
+  // Bound before the provider exists (its issuer names the port), so no other server can take
+  // the port between choosing and binding it.
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Its start-up warnings (development keys, in-memory store, Node.js 20) are about running it
   // in production, which a test provider does not.
   const warn = console.warn;
@@ -59,8 +63,7 @@ async function startProvider(
       if (context.path === '/jwks') context.body = { keys: [published] };
     });
   }
-  const server: Server = provider.listen(port);
-  await new Promise((resolve) => server.once('listening', resolve));
+  server.on('request', provider.callback());
   return { issuer, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 

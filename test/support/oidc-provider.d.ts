@@ -1,6 +1,6 @@
 // The package ships no types: what the single sign-on spec uses of it.
 declare module 'oidc-provider' {
-  import type { Server } from 'node:http';
+  import type { IncomingMessage, ServerResponse } from 'node:http';
 
   interface Account {
     accountId: string;
@@ -18,7 +18,8 @@ declare module 'oidc-provider' {
   }
   export default class Provider {
     constructor(issuer: string, configuration: Configuration);
-    listen(port: number): Server;
+    /** It is a Koa application: its request handler, for a server bound beforehand. */
+    callback(): (request: IncomingMessage, response: ServerResponse) => void;
     /** Koa middleware, before the provider's own routes. */
     use(middleware: (context: { path: string; body: unknown }, next: () => Promise<void>) => Promise<void>): void;
   }
