@@ -2,7 +2,9 @@
 // reset (the link works once, expires, ends every session, says nothing about which addresses
 // exist), verified sign-up (SIGNUP=verify), the owners' and admins' notices, and a mail server
 // that is down, answers 4xx or 5xx.
+import { generate } from 'otplib';
 import { AccountsService } from '../src/accounts/accounts.service.js';
+import { PasskeysService } from '../src/auth/sign-in/passkeys.service.js';
 import { EmailTokensRepository } from '../src/auth/email-links/email-tokens.repository.js';
 import { TokensService } from '../src/auth/tokens.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
@@ -93,6 +95,10 @@ describe('password reset', () => {
     const signIn = await new Browser(testApp).post('/login', { email, password: NEW_PASSWORD }, undefined, '/login');
     expect(signIn.status).toBe(303);
     expect(signIn.headers.get('location')).toBe('/dashboard');
+
+    // The owner is told the password changed, in case the reset was not theirs.
+    const [, notice] = await sink.mailsTo(email, 2);
+    expect(notice.subject).toBe('Your shortlink sign-in changed: a new password was set');
   });
 
   it('answers an unknown address exactly as a known one, and sends nothing', async () => {
@@ -333,6 +339,83 @@ describe('notices', () => {
     expect(second.text).toContain(`${TEST_SHORT_BASE_URL}/${links[1]}`);
     expect(second.text).toContain(`${TEST_SHORT_BASE_URL}/${links[2]}`);
     expect(second.text).not.toContain(`${TEST_SHORT_BASE_URL}/${links[0]} `);
+  });
+});
+
+describe('sign-in changes told to the owner', () => {
+  const changes = async (email: string, count: number): Promise<string[]> =>
+    (await sink.mailsTo(email, count)).map((mail) => mail.subject.replace('Your shortlink sign-in changed: ', ''));
+
+  it('tells of a new password, two-factor on and off, and a passkey removed, with what to do if it was not them', async () => {
+    const { email, browser } = await signedUp();
+    const changed = await browser.post(
+      '/account/password',
+      { current_password: PASSWORD, new_password: NEW_PASSWORD },
+      undefined,
+      '/account',
+    );
+    expect(changed.status).toBe(303);
+    const [mail] = await sink.mailsTo(email);
+    expect(mail.subject).toBe('Your shortlink sign-in changed: a new password was set');
+    expect(mail.text).toMatch(/^A new password was set on your shortlink account \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\)/);
+    expect(mail.text).toContain(`${TEST_SHORT_BASE_URL}/password-reset`);
+    expect(mail.text).toContain(`${TEST_SHORT_BASE_URL}/account`);
+    expect(mail.html).toContain(`href="${TEST_SHORT_BASE_URL}/password-reset"`);
+    // Nothing of the password itself.
+    expect(mail.text + mail.html).not.toContain(NEW_PASSWORD);
+
+    const page = await (await browser.get('/account')).text();
+    const secret = /aria-label="Secret key">([A-Z2-7]+)</.exec(page)![1];
+    const on = await browser.post(
+      '/account/two-factor',
+      { totp_secret: secret, code: await generate({ secret }) },
+      undefined,
+      '/account',
+    );
+    expect(on.status).toBe(200);
+    const recoveryCode = /<li><code>([a-z0-9-]+)<\/code><\/li>/.exec(await on.text())![1];
+    expect(await changes(email, 2)).toEqual(['a new password was set', 'two-factor sign-in was turned on']);
+
+    const off = await browser.post(
+      '/account/two-factor/delete',
+      { password: NEW_PASSWORD, code: recoveryCode },
+      undefined,
+      '/account',
+    );
+    expect(off.status).toBe(303);
+    expect((await changes(email, 3))[2]).toBe('two-factor sign-in was turned off');
+
+    // A passkey (stored as the browser's ceremony stores it) removed through the service the page calls.
+    const account = await testApp.app.get(AccountsService).getByEmail(email);
+    await testApp.app
+      .get(PrismaService)
+      .passkey.create({ data: { id: `pk-${account.id}`, accountId: account.id, name: 'Phone', publicKey: 'AQ' } });
+    await testApp.app.get(PasskeysService).remove(account.id, `pk-${account.id}`);
+    expect((await changes(email, 4))[3]).toBe('a passkey was removed');
+  });
+
+  it('tells of a change made with the CLI too (an administrator’s set-password)', async () => {
+    const { email } = await signedUp();
+    await testApp.app.get(AccountsService).setPasswordByEmail(email, NEW_PASSWORD);
+    expect(await changes(email, 1)).toEqual(['a new password was set']);
+  });
+
+  it('tells nothing for a refused change (a wrong current password, an unknown passkey)', async () => {
+    const { email, browser } = await signedUp();
+    const wrong = await browser.post(
+      '/account/password',
+      { current_password: 'not the password at all', new_password: NEW_PASSWORD },
+      undefined,
+      '/account',
+    );
+    expect(wrong.status).toBe(400);
+    const account = await testApp.app.get(AccountsService).getByEmail(email);
+    await expect(testApp.app.get(PasskeysService).remove(account.id, 'no-such-passkey')).rejects.toThrow(
+      'No such passkey',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(sink.received.filter((received) => received.to === email)).toEqual([]);
+    expect(await outbox().count({ where: { recipient: email } })).toBe(0);
   });
 });
 

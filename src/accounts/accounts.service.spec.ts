@@ -3,6 +3,7 @@ import type { SessionsService } from '../auth/sessions/sessions.service.js';
 import type { LinksService } from '../links/links.service.js';
 import type { AccountRecord, AccountsRepository } from './accounts.repository.js';
 import { AccountsService } from './accounts.service.js';
+import type { SignInChangeNotices } from './sign-in-change-notices.js';
 
 /** Accounts kept in a map, by id: what the service asks of its repository here. */
 function inMemoryAccounts(...existing: AccountRecord[]) {
@@ -51,6 +52,7 @@ describe('AccountsService refusals (ApiErrors with stable names)', () => {
       inMemoryAccounts(owner) as unknown as AccountsRepository,
       {} as SessionsService,
       {} as LinksService,
+      { tell: () => Promise.resolve() } as unknown as SignInChangeNotices,
     );
   });
 

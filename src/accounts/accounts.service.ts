@@ -13,6 +13,7 @@ import {
 } from './two-factor.js';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './passwords.js';
 import { checkEmail, emailLookupKey, emailRuleBreaks, printableEmail } from './email-address.js';
+import { SignInChangeNotices } from './sign-in-change-notices.js';
 
 export interface AccountView {
   id: string;
@@ -78,6 +79,7 @@ export class AccountsService {
     private readonly accounts: AccountsRepository,
     private readonly sessions: SessionsService,
     private readonly links: LinksService,
+    private readonly notices: SignInChangeNotices,
   ) {}
 
   /**
@@ -176,6 +178,7 @@ export class AccountsService {
     // signed out with the old password still set, never other sessions alive under a new one.
     await this.sessions.endAllBut(accountId, keepSessionHash);
     if (!(await this.accounts.setPassword(accountId, passwordHash))) throw noSuchAccount();
+    await this.notices.tell(accountId, 'password_set');
   }
 
   async setPasswordByEmail(email: string, password: string): Promise<void> {
@@ -223,6 +226,7 @@ export class AccountsService {
     if (step === null) return null;
     const recoveryCodes = newRecoveryCodes();
     await this.accounts.enableTotp(accountId, secret, step, recoveryCodes.map(hashRecoveryCode));
+    await this.notices.tell(accountId, 'totp_on');
     return recoveryCodes;
   }
 
@@ -240,6 +244,7 @@ export class AccountsService {
 
   async disableTotp(accountId: string): Promise<void> {
     await this.accounts.disableTotp(accountId);
+    await this.notices.tell(accountId, 'totp_off');
   }
 
   /** The CLI's `account reset-2fa`: turns TOTP off for an owner who lost their app and codes. */
@@ -248,7 +253,7 @@ export class AccountsService {
     if (!account) throw noSuchAccount(email);
     const state = await this.accounts.findTwoFactor(account.id);
     if (!state?.totpEnabledAt) return false;
-    await this.accounts.disableTotp(account.id);
+    await this.disableTotp(account.id);
     return true;
   }
 

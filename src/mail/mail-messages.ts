@@ -144,3 +144,29 @@ Review them on <%= it.page %>.
     { lines, count, more, page: `${baseUrl}/admin/reports` },
   );
 }
+
+/** A change to how an account signs in, said as the owner reads it ("Two-factor sign-in was turned on"). */
+export function signInChangedMail(recipient: string, baseUrl: string, change: string, at: Date): OutgoingMail {
+  return message(
+    'sign_in_changed',
+    recipient,
+    `Your shortlink sign-in changed: ${change.toLowerCase()}`,
+    baseUrl,
+    `<%= it.change %> on your shortlink account (<%= it.at %> UTC).
+
+If that was you, there is nothing to do.
+
+If it was not: someone can use your account. Set a new password on <%= it.reset %>
+(every session ends with it), then check the sign-in methods and sessions on <%= it.account %>.
+`,
+    `<p><%= it.change %> on your shortlink account (<%= it.at %> UTC).</p>
+<p>If that was you, there is nothing to do.</p>
+<p>If it was not: someone can use your account. <a href="<%= it.reset %>">Set a new password</a> (every session ends with it), then check the sign-in methods and sessions on <a href="<%= it.account %>">your account page</a>.</p>`,
+    {
+      change,
+      at: at.toISOString().slice(0, 16).replace('T', ' '),
+      reset: `${baseUrl}/password-reset`,
+      account: `${baseUrl}/account`,
+    },
+  );
+}

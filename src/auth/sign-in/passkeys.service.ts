@@ -17,6 +17,7 @@ const loadWebAuthn = () => (webAuthn ??= import('@simplewebauthn/server'));
 import { ApiError } from '../../common/errors/api-error.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.tokens.js';
+import { SignInChangeNotices } from '../../accounts/sign-in-change-notices.js';
 import { PasskeysRepository } from './passkeys.repository.js';
 
 /** Passkeys an account may hold: plenty for every device a person owns. */
@@ -45,6 +46,7 @@ export class PasskeysService {
 
   constructor(
     private readonly passkeys: PasskeysRepository,
+    private readonly notices: SignInChangeNotices,
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     const base = new URL(config.shortBaseUrl);
@@ -114,6 +116,7 @@ export class PasskeysService {
       transports: (credential.transports ?? []).join(','),
     });
     if (!created) throw ApiError.passkeyRefused('This passkey is registered already.');
+    await this.notices.tell(accountId, 'passkey_added');
   }
 
   /** Options for `navigator.credentials.get()`: any passkey of this site (discoverable). */
@@ -155,6 +158,7 @@ export class PasskeysService {
   /** Removes one of the account's passkeys; 404 `not_found` for any other id. */
   async remove(accountId: string, id: string): Promise<void> {
     if (!(await this.passkeys.delete(accountId, id))) throw ApiError.notFound('No such passkey');
+    await this.notices.tell(accountId, 'passkey_removed');
   }
 }
 
