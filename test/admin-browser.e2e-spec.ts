@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
-import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
+import { launchChromium, PERSON_USER_AGENT } from './support/browser/chromium.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
-import { seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
+import { seriousViolations, tabThrough, walkedCleanly } from './support/browser/page-checks.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 
 const PASSWORD = 'correct horse battery';

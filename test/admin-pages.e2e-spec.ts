@@ -4,7 +4,7 @@ import { SessionsService } from '../src/auth/sessions/sessions.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { ReportsService } from '../src/reports/reports.service.js';
 import { createAccountWithToken, createAdminWithToken, newClient, type TestAccount } from './support/factories.js';
-import { Browser } from './support/form-browser.js';
+import { Browser } from './support/browser/form-browser.js';
 import { routesOf } from './support/routes.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 

@@ -1,9 +1,9 @@
 import { SCOPES } from '../src/auth/scopes.js';
 import { generateRawToken } from '../src/auth/token-secret.js';
 import { TokensService } from '../src/auth/tokens.service.js';
-import { dumpDatabase } from './support/database-dump.js';
+import { dumpDatabase } from './support/database/database-dump.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
-import { startServerProcess } from './support/server-process.js';
+import { startServerProcess } from './support/processes/server-process.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 describe('API token authentication', () => {

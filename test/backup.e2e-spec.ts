@@ -2,10 +2,10 @@ import { chmodSync, existsSync, readdirSync, readFileSync, statSync } from 'node
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { sqliteFilePath } from '../prisma/engine/database-url.js';
-import { shortlinkInProcess } from './support/cli-in-process.js';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { shortlinkInProcess } from './support/processes/cli-in-process.js';
+import { startServerProcess, type ServerProcess } from './support/processes/server-process.js';
 import { startTestApp } from './support/test-app.js';
-import { createTestDatabase, testDatabaseKind, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, testDatabaseKind, type TestDatabase } from './support/database/test-database.js';
 
 /** `shortlink backup`, run as a real process beside a real server under write load. */
 describe('shortlink backup', () => {

@@ -3,12 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SCOPES } from '../src/auth/scopes.js';
 import { PrismaService } from '../src/database/prisma.service.js';
-import { TEST_REDIS_URL } from './support/redis-server.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { TEST_REDIS_URL } from './support/processes/redis-server.js';
+import { createTestDatabase, type TestDatabase } from './support/database/test-database.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { childEnv, completion, PROJECT_ROOT, runSource, type ProcessResult } from './support/run-source.js';
+import { childEnv, completion, PROJECT_ROOT, runSource, type ProcessResult } from './support/processes/run-source.js';
 import { spawn } from 'node:child_process';
-import { shortlinkInProcess } from './support/cli-in-process.js';
+import { shortlinkInProcess } from './support/processes/cli-in-process.js';
 
 /**
  * The `shortlink` tool on the spec's database: its commands run in this process through `runCli`

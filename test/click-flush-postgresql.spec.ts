@@ -7,7 +7,7 @@ import { ClickSink } from '../src/clicks/click-sink.js';
 import type { PostgresClickSink } from '../src/clicks/postgres-click-sink.js';
 import type { CodeTally } from '../src/clicks/click-tally.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, type TestDatabase } from './support/database/test-database.js';
 
 describe('click flushes (PostgreSQL)', () => {
   let database: TestDatabase;

@@ -12,7 +12,7 @@ import type { SqliteClickSink } from '../src/clicks/sqlite-click-sink.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { eventually } from './support/eventually.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, type TestDatabase } from './support/database/test-database.js';
 
 describe('click log (SQLite)', () => {
   let database: TestDatabase;

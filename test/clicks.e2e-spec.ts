@@ -4,7 +4,7 @@ import { ClickSink } from '../src/clicks/click-sink.js';
 import { SqliteClickSink } from '../src/clicks/sqlite-click-sink.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
-import { sumRollups } from './support/click-history.js';
+import { sumRollups } from './support/database/click-history.js';
 import { eventually } from './support/eventually.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { expectProblem } from './support/problems.js';

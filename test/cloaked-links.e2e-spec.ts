@@ -2,7 +2,7 @@ import { DashboardCookies } from '../src/auth/sessions/dashboard-cookies.js';
 import { SessionsService } from '../src/auth/sessions/sessions.service.js';
 import { ReportsService } from '../src/reports/reports.service.js';
 import { createAccountWithToken, createAdminWithToken, newClient, type TestAccount } from './support/factories.js';
-import { Browser } from './support/form-browser.js';
+import { Browser } from './support/browser/form-browser.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 
 /**

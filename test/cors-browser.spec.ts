@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from './support/chromium.js';
+import { launchChromium } from './support/browser/chromium.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 

@@ -5,10 +5,10 @@ import { generate } from 'otplib';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { ClickCounter } from '../src/clicks/click-counter.js';
 import { PrismaService } from '../src/database/prisma.service.js';
-import { sumRollups } from './support/click-history.js';
-import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
+import { sumRollups } from './support/database/click-history.js';
+import { launchChromium, PERSON_USER_AGENT } from './support/browser/chromium.js';
 import { newClient } from './support/factories.js';
-import { seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
+import { seriousViolations, tabThrough, walkedCleanly } from './support/browser/page-checks.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 import { newEmail, PASSWORD, signUpInPage } from './support/people.js';
 

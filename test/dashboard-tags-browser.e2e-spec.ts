@@ -5,9 +5,9 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { LinksService } from '../src/links/links.service.js';
-import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
+import { launchChromium, PERSON_USER_AGENT } from './support/browser/chromium.js';
 import { newClient } from './support/factories.js';
-import { focusedControl, seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
+import { focusedControl, seriousViolations, tabThrough, walkedCleanly } from './support/browser/page-checks.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 import { newEmail, signUpInPage } from './support/people.js';
 

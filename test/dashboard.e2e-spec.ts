@@ -5,7 +5,7 @@ import { AccountsService } from '../src/accounts/accounts.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { hashSessionId } from '../src/auth/sessions/sessions.service.js';
 import { createAccountWithToken, newClient } from './support/factories.js';
-import { Browser } from './support/form-browser.js';
+import { Browser } from './support/browser/form-browser.js';
 import { qrCodeSvg } from '../src/links/qr-code.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 import { newEmail, PASSWORD, signUpWithForms } from './support/people.js';

@@ -13,7 +13,7 @@ import { PrismaService } from '../src/database/prisma.service.js';
 import { eventually } from './support/eventually.js';
 import { createAccountWithToken } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, type TestDatabase } from './support/database/test-database.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -1,5 +1,5 @@
 import type { Browser, Page, Request } from 'playwright-core';
-import { launchChromium } from './support/chromium.js';
+import { launchChromium } from './support/browser/chromium.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
-import { shortlinkInProcess } from './support/cli-in-process.js';
-import { Browser } from './support/form-browser.js';
+import { shortlinkInProcess } from './support/processes/cli-in-process.js';
+import { Browser } from './support/browser/form-browser.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { testDatabaseKind } from './support/test-database.js';
+import { testDatabaseKind } from './support/database/test-database.js';
 
 /**
  * One email rule everywhere an address comes in (issue 54): trimmed, NFC, no control or

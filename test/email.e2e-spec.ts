@@ -1,4 +1,4 @@
-// Email (issue 57) against a real SMTP server on 127.0.0.1 (test/support/mail-sink.ts): password
+// Email (issue 57) against a real SMTP server on 127.0.0.1 (test/support/processes/mail-sink.ts): password
 // reset (the link works once, expires, ends every session, says nothing about which addresses
 // exist), verified sign-up (SIGNUP=verify), the owners' and admins' notices, and a mail server
 // that is down, answers 4xx or 5xx.
@@ -12,8 +12,8 @@ import { MailNotices, REPORTS_DIGEST_INTERVAL_MS } from '../src/mail/notices/mai
 import { ReportsService } from '../src/reports/reports.service.js';
 import { eventually, until } from './support/eventually.js';
 import { createAccountWithToken, createAdminWithToken, newClient } from './support/factories.js';
-import { Browser } from './support/form-browser.js';
-import { MailSink } from './support/mail-sink.js';
+import { Browser } from './support/browser/form-browser.js';
+import { MailSink } from './support/processes/mail-sink.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 import { newEmail, PASSWORD, signUpWithForms } from './support/people.js';
 

@@ -1,6 +1,6 @@
-import { shortlinkInProcess } from './support/cli-in-process.js';
+import { shortlinkInProcess } from './support/processes/cli-in-process.js';
 import { eventually } from './support/eventually.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, type TestDatabase } from './support/database/test-database.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 /**

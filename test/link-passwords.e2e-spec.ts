@@ -6,10 +6,10 @@ import { ClickCounter } from '../src/clicks/click-counter.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import type { Link, Problem } from '../sdk/client.js';
 import { createAccountWithToken, newClient, type TestAccount } from './support/factories.js';
-import { Browser } from './support/form-browser.js';
+import { Browser } from './support/browser/form-browser.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
-import type { TestDatabase } from './support/test-database.js';
-import { startTwoInstances, type TwoInstances } from './support/two-instances.js';
+import type { TestDatabase } from './support/database/test-database.js';
+import { startTwoInstances, type TwoInstances } from './support/processes/two-instances.js';
 import { LinkPasswordGuesses } from '../src/redirect/link-password-guesses.js';
 import { expectProblem } from './support/problems.js';
 

@@ -5,10 +5,10 @@ import { parse } from 'csv-parse/sync';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { eventually } from './support/eventually.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
-import { shortlinkInProcess } from './support/cli-in-process.js';
-import type { ProcessResult } from './support/run-source.js';
+import { shortlinkInProcess } from './support/processes/cli-in-process.js';
+import type { ProcessResult } from './support/processes/run-source.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { createTestDatabase, type TestDatabase } from './support/database/test-database.js';
 
 /** `shortlink links import` and `export` on the spec's database (in-process, as `runCli` runs them). */
 describe('shortlink links import / export', () => {

@@ -2,11 +2,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { TEST_REDIS_URL } from './support/redis-server.js';
-import { startServerProcess } from './support/server-process.js';
-import { createTestDatabase, testDatabaseKind, type TestDatabase } from './support/test-database.js';
+import { TEST_REDIS_URL } from './support/processes/redis-server.js';
+import { startServerProcess } from './support/processes/server-process.js';
+import { createTestDatabase, testDatabaseKind, type TestDatabase } from './support/database/test-database.js';
 
-const PROBE = fileURLToPath(new URL('./support/loaded-packages-probe.mjs', import.meta.url));
+const PROBE = fileURLToPath(new URL('./support/probes/loaded-packages-probe.mjs', import.meta.url));
 
 /**
  * What a running service loads stays loaded, on its heap, for the life of the process. The

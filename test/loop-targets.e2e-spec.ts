@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { createAccountWithToken, newClient, type TestAccount } from './support/factories.js';
-import { Browser } from './support/form-browser.js';
-import { freePort } from './support/free-port.js';
-import { shortlinkInProcess } from './support/cli-in-process.js';
+import { Browser } from './support/browser/form-browser.js';
+import { freePort } from './support/processes/free-port.js';
+import { shortlinkInProcess } from './support/processes/cli-in-process.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const LOOP_DETAIL = /points back at this short-link service/;

@@ -5,8 +5,8 @@ import { readDatabaseUrl } from '../prisma/engine/database-url.js';
 import { MigrationError } from '../src/database/migration-error.js';
 import { prepareDatabaseOnThread } from '../src/database/prepare-database-thread.js';
 import { prepareDatabase } from '../src/database/startup-migrations.js';
-import { freePort } from './support/free-port.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
+import { freePort } from './support/processes/free-port.js';
+import { createTestDatabase, type TestDatabase } from './support/database/test-database.js';
 
 /**
  * The service prepares its database on a thread that ends with the work (src/main.ts), so that the

@@ -6,11 +6,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { MAX_PASSKEYS } from '../src/auth/sign-in/passkeys.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
-import { launchChromium } from './support/chromium.js';
+import { launchChromium } from './support/browser/chromium.js';
 import { newClient } from './support/factories.js';
-import { Browser as FormBrowser } from './support/form-browser.js';
-import { freePort } from './support/free-port.js';
-import { PROJECT_ROOT } from './support/run-source.js';
+import { Browser as FormBrowser } from './support/browser/form-browser.js';
+import { freePort } from './support/processes/free-port.js';
+import { PROJECT_ROOT } from './support/processes/run-source.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { newEmail, PASSWORD, signUpInPage } from './support/people.js';
 

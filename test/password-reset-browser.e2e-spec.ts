@@ -4,10 +4,10 @@
 // sizes. Screenshots go to .cache/screenshots/ (password-reset-*.png).
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { AccountsService } from '../src/accounts/accounts.service.js';
-import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
+import { launchChromium, PERSON_USER_AGENT } from './support/browser/chromium.js';
 import { newClient } from './support/factories.js';
-import { MailSink } from './support/mail-sink.js';
-import { seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
+import { MailSink } from './support/processes/mail-sink.js';
+import { seriousViolations, tabThrough, walkedCleanly } from './support/browser/page-checks.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 
 const OLD_PASSWORD = 'correct horse battery';

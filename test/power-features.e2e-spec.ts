@@ -7,7 +7,7 @@ import type { Link, LinkList, Problem } from '../sdk/client.js';
 import { eventually } from './support/eventually.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
-import { startTwoInstances, type TwoInstances } from './support/two-instances.js';
+import { startTwoInstances, type TwoInstances } from './support/processes/two-instances.js';
 import { expectProblem } from './support/problems.js';
 
 /**

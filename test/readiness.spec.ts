@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
-import { createTestDatabase, TEST_POSTGRES_URL } from './support/test-database.js';
+import { createTestDatabase, TEST_POSTGRES_URL } from './support/database/test-database.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 /**

@@ -1,7 +1,7 @@
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
 import { eventually } from './support/eventually.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { createTestDatabase } from './support/test-database.js';
+import { createTestDatabase } from './support/database/test-database.js';
 
 describe('GET /{code} and HEAD /{code}', () => {
   let testApp: TestApp;

@@ -6,9 +6,9 @@ import { PrismaService } from '../src/database/prisma.service.js';
 import { REPORT_LIMIT } from '../src/reports/pages/report-limits.js';
 import { eventually } from './support/eventually.js';
 import { createAccountWithToken, createAdminWithToken, newClient, type TestAccount } from './support/factories.js';
-import { Browser } from './support/form-browser.js';
+import { Browser } from './support/browser/form-browser.js';
 import { TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
-import { startTwoInstances, type TwoInstances } from './support/two-instances.js';
+import { startTwoInstances, type TwoInstances } from './support/processes/two-instances.js';
 
 /**
  * The public /report page, and blocking hosts as seen from two instances sharing one database

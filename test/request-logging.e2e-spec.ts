@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { createTestDatabase, type TestDatabase } from './support/database/test-database.js';
+import { startServerProcess, type ServerProcess } from './support/processes/server-process.js';
 import { startTestApp } from './support/test-app.js';
 
 interface RequestLine {

@@ -2,9 +2,9 @@ import Database from 'better-sqlite3';
 import { request as httpRequest } from 'node:http';
 import pg from 'pg';
 import { sqliteFilePath } from '../prisma/engine/database-url.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
-import { runSource } from './support/run-source.js';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { createTestDatabase, type TestDatabase } from './support/database/test-database.js';
+import { runSource } from './support/processes/run-source.js';
+import { startServerProcess, type ServerProcess } from './support/processes/server-process.js';
 import { startTestApp } from './support/test-app.js';
 
 const BROWSER =

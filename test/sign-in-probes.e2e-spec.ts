@@ -2,7 +2,7 @@ import { Tokens } from '@fastify/csrf';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { LinksService } from '../src/links/links.service.js';
 import { newClient } from './support/factories.js';
-import { Browser } from './support/form-browser.js';
+import { Browser } from './support/browser/form-browser.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { newEmail, PASSWORD, signUpWithForms } from './support/people.js';
 

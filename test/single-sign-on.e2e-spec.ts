@@ -6,9 +6,9 @@ import { createRequire } from 'node:module';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
-import { launchChromium } from './support/chromium.js';
+import { launchChromium } from './support/browser/chromium.js';
 import { newClient } from './support/factories.js';
-import { freePort } from './support/free-port.js';
+import { freePort } from './support/processes/free-port.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const PROBE = fileURLToPath(new URL('./support/sqlite-handles-probe.mjs', import.meta.url));
+const PROBE = fileURLToPath(new URL('./support/probes/sqlite-handles-probe.mjs', import.meta.url));
 
 /**
  * The abort that kept the service off Node.js 24 (better-sqlite3 12 under 24's headers, see the

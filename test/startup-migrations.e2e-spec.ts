@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { readDatabaseUrl } from '../prisma/engine/database-url.js';
 import { prepareDatabase } from '../src/database/startup-migrations.js';
-import { committedMigrations } from './support/migrations.js';
+import { committedMigrations } from './support/database/migrations.js';
 
 const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 

@@ -9,11 +9,11 @@ import { newTotpSecret } from '../src/accounts/two-factor.js';
 import { SessionsService } from '../src/auth/sessions/sessions.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { newClient } from './support/factories.js';
-import { Browser } from './support/form-browser.js';
-import { committedMigrations } from './support/migrations.js';
-import { PROJECT_ROOT } from './support/run-source.js';
+import { Browser } from './support/browser/form-browser.js';
+import { committedMigrations } from './support/database/migrations.js';
+import { PROJECT_ROOT } from './support/processes/run-source.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { createTestDatabase, testDatabaseKind } from './support/test-database.js';
+import { createTestDatabase, testDatabaseKind } from './support/database/test-database.js';
 import { newEmail, PASSWORD, signUpWithForms } from './support/people.js';
 
 /**

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { until } from './support/eventually.js';
-import { startServerProcess, type ServerProcess } from './support/server-process.js';
+import { startServerProcess, type ServerProcess } from './support/processes/server-process.js';
 
-const PROBE = fileURLToPath(new URL('./support/tick-object-probe.mjs', import.meta.url));
+const PROBE = fileURLToPath(new URL('./support/probes/tick-object-probe.mjs', import.meta.url));
 const CONNECTIONS = 10;
 
 /** The state of each feedback slot V8 keeps for the tick object literal in `nextTick`, as the probe printed it. */

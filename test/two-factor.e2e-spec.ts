@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { generate } from 'otplib';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { newClient } from './support/factories.js';
-import { Browser } from './support/form-browser.js';
-import { shortlinkInProcess } from './support/cli-in-process.js';
+import { Browser } from './support/browser/form-browser.js';
+import { shortlinkInProcess } from './support/processes/cli-in-process.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 const newEmail = () => `tf-${randomBytes(4).toString('hex')}@example.test`;

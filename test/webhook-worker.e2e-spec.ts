@@ -8,11 +8,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { eventually } from './support/eventually.js';
-import { freePort } from './support/free-port.js';
+import { freePort } from './support/processes/free-port.js';
 import { createAccountWithToken, newClient, type TestAccount } from './support/factories.js';
-import { completion, spawnSource, type ProcessResult } from './support/run-source.js';
+import { completion, spawnSource, type ProcessResult } from './support/processes/run-source.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { verifyMessage, WebhookReceiver, type ReceivedMessage } from './support/webhook-receiver.js';
+import { verifyMessage, WebhookReceiver, type ReceivedMessage } from './support/processes/webhook-receiver.js';
 
 const RIG = {
   RATE_LIMIT_ANONYMOUS: '1000000',

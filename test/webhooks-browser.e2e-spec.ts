@@ -3,12 +3,12 @@
 // keyboard; axe-core checks it at desktop and phone sizes; screenshots go to .cache/screenshots/.
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { PrismaService } from '../src/database/prisma.service.js';
-import { launchChromium, PERSON_USER_AGENT } from './support/chromium.js';
+import { launchChromium, PERSON_USER_AGENT } from './support/browser/chromium.js';
 import { eventually } from './support/eventually.js';
 import { newClient } from './support/factories.js';
-import { seriousViolations, tabThrough, walkedCleanly } from './support/page-checks.js';
+import { seriousViolations, tabThrough, walkedCleanly } from './support/browser/page-checks.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { verifyMessage, WebhookReceiver } from './support/webhook-receiver.js';
+import { verifyMessage, WebhookReceiver } from './support/processes/webhook-receiver.js';
 import { newEmail, signUpInPage } from './support/people.js';
 
 const DESKTOP = { width: 1280, height: 800 };

@@ -7,8 +7,8 @@ import { WebhookDispatcher } from '../src/webhooks/delivery/webhook-dispatcher.j
 import { eventually } from './support/eventually.js';
 import { createAccountWithToken } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { createTestDatabase, type TestDatabase } from './support/test-database.js';
-import { verifyMessage, WebhookReceiver } from './support/webhook-receiver.js';
+import { createTestDatabase, type TestDatabase } from './support/database/test-database.js';
+import { verifyMessage, WebhookReceiver } from './support/processes/webhook-receiver.js';
 
 const RIG = {
   RATE_LIMIT_TOKEN: '1000000',

@@ -6,7 +6,7 @@ import { WebhookMessageStore } from '../src/webhooks/delivery/webhook-message-st
 import { eventually } from './support/eventually.js';
 import { createAccountWithToken, createAdminWithToken, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { verifyMessage, WebhookReceiver, type ReceivedMessage } from './support/webhook-receiver.js';
+import { verifyMessage, WebhookReceiver, type ReceivedMessage } from './support/processes/webhook-receiver.js';
 import { expectProblem } from './support/problems.js';
 
 const ISO_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -470,7 +470,7 @@ describe('messages about links', () => {
   });
 
   it("sends link.created for the CLI's import, as for the API", async () => {
-    const { shortlinkInProcess } = await import('./support/cli-in-process.js');
+    const { shortlinkInProcess } = await import('./support/processes/cli-in-process.js');
     const csv = 'code,url\nwh-import-1,https://example.com/imported-1\nwh-import-2,https://example.com/imported-2\n';
 
     const result = await shortlinkInProcess(
@@ -900,7 +900,7 @@ describe('link.clicked', () => {
 
 describe('a restart with 1,000 messages pending', () => {
   it('loses none: the next instance on the database delivers each once, within 10 seconds', async () => {
-    const { createTestDatabase } = await import('./support/test-database.js');
+    const { createTestDatabase } = await import('./support/database/test-database.js');
     const database = await createTestDatabase();
     const hook = await WebhookReceiver.start();
     try {

@@ -1,5 +1,5 @@
 import { jest } from '@jest/globals';
-import { openMigratedDatabase, type MigratedDatabase } from '../../test/support/migrated-database.js';
+import { openMigratedDatabase, type MigratedDatabase } from '../../test/support/database/migrated-database.js';
 import { LoggedClicks } from '../clicks/logged-clicks.js';
 import type { PostgresPools } from '../database/postgres-pools.js';
 import type { DatabaseClient } from '../database/prisma-client.factory.js';

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
-import { OwnRedisServer, TEST_REDIS_URL } from '../../test/support/redis-server.js';
+import { OwnRedisServer, TEST_REDIS_URL } from '../../test/support/processes/redis-server.js';
 import { closeRedisConnection, createRedisConnection } from '../redis/redis.connection.js';
 import { RateLimitStorage } from './rate-limit.storage.js';
 import { until } from '../../test/support/eventually.js';

@@ -1,8 +1,8 @@
 import { jest } from '@jest/globals';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { createTestDatabase, type TestDatabase } from '../../test/support/test-database.js';
-import { freePort } from '../../test/support/free-port.js';
+import { createTestDatabase, type TestDatabase } from '../../test/support/database/test-database.js';
+import { freePort } from '../../test/support/processes/free-port.js';
 import { toProblem } from '../common/errors/problem.js';
 import { openDatabaseConnections, type DatabaseConnections } from '../database/database-connections.js';
 import { DatabaseUnavailableError } from '../database/database-unavailable.js';

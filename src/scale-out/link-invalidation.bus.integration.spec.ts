@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { OwnRedisServer } from '../../test/support/redis-server.js';
+import { OwnRedisServer } from '../../test/support/processes/redis-server.js';
 import { loadConfig } from '../config/app-config.js';
 import { LinkCache } from '../links/link-cache.js';
 import { closeRedisConnection, createRedisConnection } from '../redis/redis.connection.js';

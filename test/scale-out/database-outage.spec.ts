@@ -1,7 +1,7 @@
 import { createAccountWithToken, type TestAccount } from '../support/factories.js';
-import { TcpProxy } from '../support/tcp-proxy.js';
+import { TcpProxy } from '../support/processes/tcp-proxy.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
-import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../support/test-database.js';
+import { createTestDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../support/database/test-database.js';
 
 /**
  * PostgreSQL going away and coming back, seen by a running instance: it keeps answering (503s

@@ -1,8 +1,8 @@
 import { newClient } from '../support/factories.js';
-import { OwnRedisServer } from '../support/redis-server.js';
-import { runSource } from '../support/run-source.js';
-import { startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { createTestDatabase, type TestDatabase } from '../support/test-database.js';
+import { OwnRedisServer } from '../support/processes/redis-server.js';
+import { runSource } from '../support/processes/run-source.js';
+import { startServerProcess, type ServerProcess } from '../support/processes/server-process.js';
+import { createTestDatabase, type TestDatabase } from '../support/database/test-database.js';
 
 const BROWSER =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/142.0.0.0 Safari/537.36';

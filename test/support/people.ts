@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { Browser } from './form-browser.js';
+import { Browser } from './browser/form-browser.js';
 import type { TestApp } from './test-app.js';
 
 /** The password the specs' people sign up with: one the password rules accept. */

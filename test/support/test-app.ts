@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { createApp } from '../../src/app.factory.js';
 import { loadConfig, type AppConfig } from '../../src/config/app-config.js';
 import { prepareDatabase } from '../../src/database/startup-migrations.js';
-import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { createTestDatabase, type TestDatabase } from './database/test-database.js';
 
 /**
  * Short URLs in tests use this base (https, as in production); a spec follows one by requesting

@@ -1,4 +1,4 @@
-import { openMigratedDatabase, type MigratedDatabase } from '../../../test/support/migrated-database.js';
+import { openMigratedDatabase, type MigratedDatabase } from '../../../test/support/database/migrated-database.js';
 import { openDatabaseConnections } from '../../database/database-connections.js';
 import type { DatabaseClient } from '../../database/prisma-client.factory.js';
 import type { SqliteConnections } from '../../database/sqlite-connections.js';

@@ -1,5 +1,5 @@
-import { PrismaService } from '../../src/database/prisma.service.js';
-import type { TestApp } from './test-app.js';
+import { PrismaService } from '../../../src/database/prisma.service.js';
+import type { TestApp } from '../test-app.js';
 
 /**
  * Every row of every table of the app's database, as one JSON string: for asserting that some

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { PROJECT_ROOT } from './run-source.js';
+import { PROJECT_ROOT } from '../processes/run-source.js';
 
 // The page's globals that the keyboard walk reads inside page.evaluate(): this project compiles
 // without the DOM library, so they are declared as far as they are used.

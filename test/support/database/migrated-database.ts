@@ -1,9 +1,9 @@
-import { readDatabaseUrl, type DatabaseTarget } from '../../prisma/engine/database-url.js';
-import { openDatabaseConnections } from '../../src/database/database-connections.js';
-import type { PostgresPools } from '../../src/database/postgres-pools.js';
-import { createDatabaseClient, tuneSqlite, type DatabaseClient } from '../../src/database/prisma-client.factory.js';
-import type { SqliteConnections } from '../../src/database/sqlite-connections.js';
-import { prepareDatabase } from '../../src/database/startup-migrations.js';
+import { readDatabaseUrl, type DatabaseTarget } from '../../../prisma/engine/database-url.js';
+import { openDatabaseConnections } from '../../../src/database/database-connections.js';
+import type { PostgresPools } from '../../../src/database/postgres-pools.js';
+import { createDatabaseClient, tuneSqlite, type DatabaseClient } from '../../../src/database/prisma-client.factory.js';
+import type { SqliteConnections } from '../../../src/database/sqlite-connections.js';
+import { prepareDatabase } from '../../../src/database/startup-migrations.js';
 import { createTestDatabase } from './test-database.js';
 
 /** A fresh database with every migration applied, reached as the service reaches it. */

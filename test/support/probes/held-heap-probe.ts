@@ -1,5 +1,5 @@
 import v8 from 'node:v8';
-import { defineWriterTask } from '../../src/database/sqlite-writer-protocol.js';
+import { defineWriterTask } from '../../../src/database/sqlite-writer-protocol.js';
 
 /**
  * A writer task for specs: holds `holdMb` MB of small objects on the writer's thread until it

@@ -1,4 +1,4 @@
-// `node --import ./test/support/loaded-packages-probe.mjs …`: when the process exits, writes the
+// `node --import ./test/support/probes/loaded-packages-probe.mjs …`: when the process exits, writes the
 // npm packages whose CommonJS modules it loaded (Node's require cache, which also holds those an
 // ES module imported) to the file in LOADED_PACKAGES_FILE, one name per line. For
 // test/loaded-packages.e2e-spec.ts.

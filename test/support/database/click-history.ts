@@ -1,4 +1,4 @@
-import { PrismaService } from '../../src/database/prisma.service.js';
+import { PrismaService } from '../../../src/database/prisma.service.js';
 
 /**
  * Sums a link's daily rows, written straight into the tables by a spec, into the rows the click

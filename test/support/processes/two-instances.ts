@@ -1,6 +1,6 @@
 import { TEST_REDIS_URL } from './redis-server.js';
-import { startTestApp, type TestApp } from './test-app.js';
-import { createTestDatabase, type TestDatabase } from './test-database.js';
+import { startTestApp, type TestApp } from '../test-app.js';
+import { createTestDatabase, type TestDatabase } from '../database/test-database.js';
 
 /** Two instances of the service on one fresh database and the test Redis. */
 export interface TwoInstances {

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { runCli } from '../../src/cli/cli.js';
+import { runCli } from '../../../src/cli/cli.js';
 import { childEnv, type ProcessResult } from './run-source.js';
 
 /**

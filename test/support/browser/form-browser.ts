@@ -1,5 +1,5 @@
-import { newClient } from './factories.js';
-import type { TestApp } from './test-app.js';
+import { newClient } from '../factories.js';
+import type { TestApp } from '../test-app.js';
 
 /** A browser's cookie jar and CSRF handling, over plain fetch. */
 export class Browser {

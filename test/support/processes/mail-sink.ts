@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { until } from './eventually.js';
+import { until } from '../eventually.js';
 
 /** A message the sink took, parsed. */
 export interface ReceivedMail {

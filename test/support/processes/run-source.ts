@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root: child processes run from here. */
-export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const REGISTER = fileURLToPath(new URL('./swc-register.mjs', import.meta.url));
+export const PROJECT_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const REGISTER = fileURLToPath(new URL('../swc-register.mjs', import.meta.url));
 
 export interface ProcessResult {
   status: number | null;
