@@ -8,12 +8,10 @@ import { APP_CONFIG } from '../../config/config.tokens.js';
 import { qrCodeSvg } from '../../links/qr-code.js';
 import { DashboardCookies } from '../../auth/sessions/dashboard-cookies.js';
 import { PageController } from '../../pages/page-controller.decorator.js';
-import { ApiError } from '../../common/errors/api-error.js';
 import { field, formErrors, parseJson, Pages, type Errors, type Form } from '../../pages/pages.js';
 import { PasskeysService } from '../../auth/sign-in/passkeys.service.js';
 import { SessionsService, type ActiveSession } from '../../auth/sessions/sessions.service.js';
-import { SignInChallenges } from '../../auth/sign-in/sign-in-challenges.service.js';
-import { SignInLimits } from '../../auth/sign-in/sign-in-limits.service.js';
+import { SignInFlow } from '../../auth/sign-in/sign-in-flow.service.js';
 import { SudoMode, type SudoState } from '../../auth/sign-in/sudo-mode.service.js';
 
 /** Pages whose changes need a recent sign-in, and that send people here to confirm it. */
@@ -33,8 +31,7 @@ export class AccountPagesController {
   constructor(
     private readonly accounts: AccountsService,
     private readonly sessions: SessionsService,
-    private readonly signInLimits: SignInLimits,
-    private readonly challenges: SignInChallenges,
+    private readonly signInFlow: SignInFlow,
     private readonly passkeys: PasskeysService,
     private readonly sudo: SudoMode,
     private readonly cookies: DashboardCookies,
@@ -103,39 +100,31 @@ export class AccountPagesController {
     @CurrentSession() session: ActiveSession,
   ) {
     const form = request.body as Form;
-    const account = await this.accounts.get(session.accountId);
-    // The same limits as signing in: a session left open must not be a way to guess the password.
-    const check = await this.signInLimits.checkPassword(
-      account.email,
+    const result = await this.signInFlow.changePassword(
+      session,
       field(form, 'current_password', 1000),
+      field(form, 'new_password', 1000),
       this.pages.signInClient(request),
     );
-    if (check.outcome === 'limited') {
-      void reply.header('Retry-After', String(check.retryAfterSeconds));
-      return this.renderAccount(
-        reply,
-        session,
-        { errors: { current_password: 'Too many wrong passwords. Wait a few minutes and try again.' } },
-        429,
-      );
+    switch (result.outcome) {
+      case 'limited': {
+        void reply.header('Retry-After', String(result.retryAfterSeconds));
+        const errors = { current_password: 'Too many wrong passwords. Wait a few minutes and try again.' };
+        return this.renderAccount(reply, session, { errors }, 429);
+      }
+      case 'wrong': {
+        const errors = { current_password: 'That is not your current password.' };
+        return this.renderAccount(reply, session, { errors }, 400);
+      }
+      case 'invalid': {
+        // The password's rules, said next to the new password; anything else: the error page.
+        const { password } = formErrors(result.error, { password: 'The new password' });
+        return this.renderAccount(reply, session, { errors: { new_password: password } }, 400);
+      }
+      case 'done':
+        // The new password retires every device cookie; this browser just proved it and keeps one.
+        this.pages.keepDevice(reply, result.deviceCookie);
     }
-    if (check.outcome === 'wrong') {
-      return this.renderAccount(
-        reply,
-        session,
-        { errors: { current_password: 'That is not your current password.' } },
-        400,
-      );
-    }
-    try {
-      await this.accounts.setPassword(session.accountId, field(form, 'new_password', 1000), session.idHash);
-    } catch (error) {
-      // The password's rules, said next to the new password; anything else: the error page.
-      const { password } = formErrors(error, { password: 'The new password' });
-      return this.renderAccount(reply, session, { errors: { new_password: password } }, 400);
-    }
-    // The new password retires every device cookie; this browser just proved it and keeps one.
-    this.pages.keepDevice(reply, await this.accounts.deviceCookie(session.accountId));
     return reply.redirect('/account?password=changed', 303);
   }
 
@@ -146,10 +135,11 @@ export class AccountPagesController {
     @Res() reply: FastifyReply,
     @CurrentSession() session: ActiveSession,
   ) {
-    if (!(await this.sudo.isFresh(session))) return this.refuseStale(reply, session);
     const form = request.body as Form;
     const secret = field(form, 'totp_secret', 100);
-    const recoveryCodes = await this.accounts.enableTotp(session.accountId, secret, field(form, 'code', 100));
+    const result = await this.signInFlow.enableTwoFactor(session, secret, field(form, 'code', 100));
+    if (result.outcome === 'stale') return this.refuseStale(reply, session);
+    const { recoveryCodes } = result;
     if (!recoveryCodes) {
       const errors = { totp_code: 'That code does not match. Enter the code your app shows now.' };
       return this.renderAccount(reply, session, { errors, totpSecret: isTotpSecret(secret) ? secret : undefined }, 400);
@@ -166,50 +156,37 @@ export class AccountPagesController {
     @CurrentSession() session: ActiveSession,
   ) {
     const form = request.body as Form;
-    const account = await this.accounts.get(session.accountId);
-    const client = this.pages.signInClient(request);
-    // Without a password (an account of single sign-on or passkeys), a fresh sign-in stands in for it.
-    const hasPassword = await this.accounts.hasPassword(account.id);
-    if (!hasPassword && !(await this.sudo.isFresh(session))) return this.refuseStale(reply, session);
-    const password = hasPassword
-      ? await this.signInLimits.checkPassword(account.email, field(form, 'password', 1000), client)
-      : ({ outcome: 'right' } as const);
-    const check =
-      password.outcome === 'right'
-        ? await this.signInLimits.checkSecondFactor(account, field(form, 'code', 100), client)
-        : password;
-    if (check.outcome === 'limited') {
-      void reply.header('Retry-After', String(check.retryAfterSeconds));
+    const result = await this.signInFlow.disableTwoFactor(
+      session,
+      field(form, 'password', 1000),
+      field(form, 'code', 100),
+      this.pages.signInClient(request),
+    );
+    if (result.outcome === 'stale') return this.refuseStale(reply, session);
+    if (result.outcome === 'limited') {
+      void reply.header('Retry-After', String(result.retryAfterSeconds));
       const errors = { disable: 'Too many wrong attempts. Wait a few minutes and try again.' };
       return this.renderAccount(reply, session, { errors }, 429);
     }
-    if (check.outcome === 'wrong') {
+    if (result.outcome === 'wrong') {
       const errors = { disable: 'The password or the code is not right.' };
       return this.renderAccount(reply, session, { errors }, 400);
     }
-    await this.accounts.disableTotp(session.accountId);
     return reply.redirect('/account?two_factor=off', 303);
   }
 
   /** The challenge for "Add a passkey" (script calls this, then posts the browser's answer). */
   @Post('/account/passkeys/options')
   async passkeyRegistrationOptions(@Res() reply: FastifyReply, @CurrentSession() session: ActiveSession) {
-    if (!(await this.sudo.isFresh(session))) {
-      return reply.status(403).header('Cache-Control', 'no-store').send({ message: CONFIRM_FIRST });
-    }
-    const account = await this.accounts.get(session.accountId);
-    try {
-      const options = await this.passkeys.registrationOptions(account);
-      // Bound to this session, which was fresh when it began (the ceremony may end a little later).
-      const pending = await this.challenges.start('passkey-register', account.id, {
-        challenge: options.challenge,
-        session: session.idHash,
-      });
-      this.cookies.set(reply, 'challenge', pending);
-      return reply.status(200).header('Cache-Control', 'no-store').send(options);
-    } catch (error) {
-      if (!(error instanceof ApiError && error.errorName === 'passkey_refused')) throw error;
-      return reply.status(error.getStatus()).send({ message: error.detail });
+    const result = await this.signInFlow.passkeyRegistrationStart(session);
+    switch (result.outcome) {
+      case 'stale':
+        return reply.status(403).header('Cache-Control', 'no-store').send({ message: CONFIRM_FIRST });
+      case 'refused':
+        return reply.status(result.status).send({ message: result.message });
+      case 'options':
+        this.cookies.set(reply, 'challenge', result.challengeId);
+        return reply.status(200).header('Cache-Control', 'no-store').send(result.options);
     }
   }
 
@@ -220,34 +197,22 @@ export class AccountPagesController {
     @CurrentSession() session: ActiveSession,
   ) {
     const form = request.body as Form;
-    const pending = await this.challenges.consume<{ challenge: string; session?: string }>(
+    const result = await this.signInFlow.passkeyRegistrationFinish(
+      session,
       this.cookies.read(request, 'challenge'),
-      'passkey-register',
+      field(form, 'name', 1000),
+      parseJson(field(form, 'response', 60_000)),
     );
     this.cookies.clear(reply, 'challenge');
-    const refuse = (message: string) => this.renderAccount(reply, session, { errors: { passkey: message } }, 400);
-    if (!pending || pending.accountId !== session.accountId || pending.data.session !== session.idHash) {
-      if (!(await this.sudo.isFresh(session))) return this.refuseStale(reply, session);
-      return refuse('Adding a passkey needs JavaScript, and must be finished within 5 minutes. Try again.');
-    }
-    try {
-      await this.passkeys.register(
-        session.accountId,
-        field(form, 'name', 1000),
-        parseJson(field(form, 'response', 60_000)),
-        pending.data.challenge,
-      );
-    } catch (error) {
-      if (!(error instanceof ApiError && error.errorName === 'passkey_refused')) throw error;
-      return refuse(error.detail);
-    }
+    if (result.outcome === 'stale') return this.refuseStale(reply, session);
+    if (result.outcome === 'refused')
+      return this.renderAccount(reply, session, { errors: { passkey: result.message } }, 400);
     return reply.redirect('/account?passkey=added', 303);
   }
 
   @Post('/account/passkeys/:id/delete')
   async removePasskey(@Res() reply: FastifyReply, @Param('id') id: string, @CurrentSession() session: ActiveSession) {
-    if (!(await this.sudo.isFresh(session))) return this.refuseStale(reply, session);
-    await this.passkeys.remove(session.accountId, id);
+    if ((await this.signInFlow.removePasskey(session, id)).outcome === 'stale') return this.refuseStale(reply, session);
     return reply.redirect('/account?passkey=removed', 303);
   }
 
