@@ -1,6 +1,7 @@
 import { ApiError } from '../common/errors/api-error.js';
 import type { SessionsService } from '../auth/sessions/sessions.service.js';
 import type { LinksService } from '../links/links.service.js';
+import type { LinkModeration } from '../links/moderation/link-moderation.service.js';
 import type { AccountRecord, AccountsRepository } from './accounts.repository.js';
 import { AccountsService } from './accounts.service.js';
 import type { SignInChangeNotices } from './sign-in-change-notices.js';
@@ -52,6 +53,7 @@ describe('AccountsService refusals (ApiErrors with stable names)', () => {
       inMemoryAccounts(owner) as unknown as AccountsRepository,
       {} as SessionsService,
       {} as LinksService,
+      {} as LinkModeration,
       { tell: () => Promise.resolve() } as unknown as SignInChangeNotices,
     );
   });

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { ApiError } from '../common/errors/api-error.js';
 import { SessionsService } from '../auth/sessions/sessions.service.js';
 import { LinksService } from '../links/links.service.js';
+import { LinkModeration } from '../links/moderation/link-moderation.service.js';
 import { AccountsRepository, type AccountRecord } from './accounts.repository.js';
 import { issueDeviceCookie, verifyDeviceCookie } from './device-cookies.js';
 import {
@@ -79,6 +80,7 @@ export class AccountsService {
     private readonly accounts: AccountsRepository,
     private readonly sessions: SessionsService,
     private readonly links: LinksService,
+    private readonly moderation: LinkModeration,
     private readonly notices: SignInChangeNotices,
   ) {}
 
@@ -330,14 +332,14 @@ export class AccountsService {
     // The flag first: from here on the account's tokens and sessions are refused on every instance.
     await this.accounts.disable(accountId, reason, new Date());
     await this.sessions.endAllBut(accountId);
-    await this.links.disableForAccount(accountId);
+    await this.moderation.disableForAccount(accountId);
     return this.get(accountId);
   }
 
   /** Enables a disabled account and the links its disabling disabled (not those on a blocked host). */
   async enable(accountId: string): Promise<AccountView> {
     if (!(await this.accounts.enable(accountId))) throw noSuchAccount();
-    await this.links.enableForAccount(accountId);
+    await this.moderation.enableForAccount(accountId);
     return this.get(accountId);
   }
 

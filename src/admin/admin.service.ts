@@ -5,7 +5,7 @@ import { BLOCKED_HOSTS_TTL_MS, BlockedHostList } from '../blocked-hosts/blocked-
 import { normalizeBlockedHost } from '../blocked-hosts/blocked-host.js';
 import { BlockedHostsRepository, type BlockedHostRecord } from '../blocked-hosts/blocked-hosts.repository.js';
 import type { LinkDto } from '../links/dto/link.dto.js';
-import { LinksService, type AdminLinkView } from '../links/links.service.js';
+import { LinkModeration, type AdminLinkView } from '../links/moderation/link-moderation.service.js';
 import { ReportsService, type AdminReportView } from '../reports/reports.service.js';
 import { AuditLog, type Actor, type AuditEventView } from './audit-log.js';
 
@@ -56,7 +56,7 @@ export class AdminService implements OnApplicationShutdown {
 
   constructor(
     private readonly accounts: AccountsService,
-    private readonly links: LinksService,
+    private readonly links: LinkModeration,
     private readonly reports: ReportsService,
     private readonly blockedHosts: BlockedHostsRepository,
     private readonly blockedHostList: BlockedHostList,
@@ -137,6 +137,11 @@ export class AdminService implements OnApplicationShutdown {
 
   getLink(code: string): Promise<AdminLinkView> {
     return this.links.getForAdmin(code);
+  }
+
+  /** Links by their codes (a code missing from the map: deleted since). */
+  getLinks(codes: string[]): Promise<Map<string, AdminLinkView>> {
+    return this.links.getManyForAdmin(codes);
   }
 
   /** Disables a link by hand; its open reports are resolved. */

@@ -3,9 +3,8 @@ import { LoggedClicks } from '../clicks/logged-clicks.js';
 import { PrismaService } from '../database/prisma.service.js';
 import type { OutboxEvent, OutboxMessages } from '../webhooks/outbox/outbox-messages.js';
 import { OutboxSignal } from '../webhooks/outbox/outbox-signal.js';
-import { WebhookOutbox, type TransactionClient } from '../webhooks/outbox/webhook-outbox.js';
-import { DESTINATION_COLUMNS, destinationUrls } from './link-destinations.js';
-import { LinkStore, type NewLink, type StoredLink } from './store/link-store.js';
+import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.js';
+import { LinkStore, writtenRow, type NewLink, type StoredLink } from './store/link-store.js';
 
 export type { NewLink } from './store/link-store.js';
 
@@ -40,65 +39,14 @@ export interface LinkChanges {
   androidUrl?: string | null;
 }
 
-/**
- * Who disabled a link, kept so that undoing one cause never undoes another: `admin` by hand,
- * `host` a blocked host, `account` its disabled account.
- */
-export type DisabledCause = 'admin' | 'host' | 'account';
-
-/** A link as the instance's admins see it: its owner and why it is disabled. */
-export interface AdminLinkRecord extends LinkRecord {
-  /** The owner's e-mail address; null for an anonymous link. */
-  ownerEmail: string | null;
-  /** The owner's account is disabled (which keeps the link disabled). */
-  ownerDisabled: boolean;
-  disabledReason: string | null;
-  disabledCause: DisabledCause | null;
-}
-
-/** A link whose disabled state a rule decides again (a host unblocked, an account enabled). */
-export interface LinkToRecheck {
-  code: string;
-  /** Its destinations' URLs (link-destinations.ts). */
-  urls: string[];
-  accountDisabled: boolean;
-}
-
-/** Prisma's `select` of every destination column (link-destinations.ts lists them). */
-const DESTINATIONS_SELECT = Object.fromEntries(DESTINATION_COLUMNS.map((column) => [column, true])) as Record<
-  (typeof DESTINATION_COLUMNS)[number],
-  true
->;
-
-/** Prisma's condition "one of the link's destinations contains one of `texts`" (LIKE, as `contains` is). */
-function anyDestinationContains(texts: string[]) {
-  return texts.flatMap((text) => DESTINATION_COLUMNS.map((column) => ({ [column]: { contains: text } })));
-}
-
-/** A link's new state: live (null), or disabled for this cause and reason. */
-export type LinkState = { cause: DisabledCause; reason: string } | null;
-
 /** Rows changed per UPDATE … WHERE code IN (…): far below either database's parameter limit. */
-const UPDATE_BATCH = 500;
-
-/**
- * A `link.updated` message's body for a link as it is now (the resource as the API answers it:
- * LinksService). Given to the changes that disable or enable links when some endpoint receives
- * `link.updated`; without it they store no message.
- */
-export type LinkUpdatedBody = (record: LinkRecord) => string;
-
-/**
- * How long a change of many links' states, with their messages, may hold its transaction: an
- * account's or a host's links at once (Prisma's default of 5 s is for a request's own rows).
- */
-const STATE_CHANGE_TIMEOUT_MS = 120_000;
+export const UPDATE_BATCH = 500;
 
 /** What Prisma reads of a link's tags: sorted, as the stores read them. */
-const WITH_TAGS = { tags: { select: { tag: true }, orderBy: { tag: 'asc' } } } as const;
+export const WITH_TAGS = { tags: { select: { tag: true }, orderBy: { tag: 'asc' } } } as const;
 
 /** A link as Prisma reads it `WITH_TAGS`, as the stores give it (its password's hash left behind). */
-function fromPrisma(
+export function fromPrisma(
   link: Omit<StoredLink, 'tags' | 'passwordProtected'> & { passwordHash: string | null; tags: Array<{ tag: string }> },
 ): StoredLink {
   return {
@@ -123,7 +71,7 @@ function fromPrisma(
  * characters are refused). A search with anything else matches nothing, and never reaches the
  * database: PostgreSQL refuses a NUL in text outright (that was a 500).
  */
-const ASCII = /^[\x20-\x7e]*$/;
+export const ASCII = /^[\x20-\x7e]*$/;
 
 /** Prisma's error code for "record to update not found". */
 const RECORD_NOT_FOUND = 'P2025';
@@ -153,11 +101,10 @@ export class LinksRepository {
    */
   async insertIfCodeFree(data: NewLink, event?: OutboxEvent<LinkRecord>): Promise<LinkRecord | null> {
     const now = new Date();
-    const record = newRecord(data, now);
-    const messages = event && data.accountId ? outboxMessages(data.accountId, event, [record]) : undefined;
+    const messages = event && data.accountId ? outboxMessages(data.accountId, event, [data], now) : undefined;
     const inserted = await this.store.insert(data, now, messages);
     if (inserted && messages) this.outboxSignal.notify();
-    return inserted ? record : null;
+    return inserted && newRecord(inserted);
   }
 
   /**
@@ -167,12 +114,11 @@ export class LinksRepository {
   async insertManyIfCodesFree(links: NewLink[], event?: OutboxEvent<LinkRecord>): Promise<LinkRecord[]> {
     if (links.length === 0) return [];
     const now = new Date();
-    const records = links.map((link) => newRecord(link, now));
     const accountId = links[0].accountId;
-    const messages = event && accountId ? outboxMessages(accountId, event, records) : undefined;
+    const messages = event && accountId ? outboxMessages(accountId, event, links, now) : undefined;
     const inserted = await this.store.insertMany(links, now, messages);
-    if (inserted.size > 0 && messages) this.outboxSignal.notify();
-    return records.filter((record) => inserted.has(record.code));
+    if (inserted.length > 0 && messages) this.outboxSignal.notify();
+    return inserted.map(newRecord);
   }
 
   /** The account's link with this code; null for unknown codes and for other owners' links. */
@@ -307,7 +253,7 @@ export class LinksRepository {
    * The record of a stored row, its clicks including those counted since the row was last
    * written (on SQLite, clicks logged and not folded into the row yet; nothing on PostgreSQL).
    */
-  private withLoggedClicks(link: StoredLink): LinkRecord {
+  withLoggedClicks(link: StoredLink): LinkRecord {
     return {
       code: link.code,
       url: link.url,
@@ -323,323 +269,24 @@ export class LinksRepository {
       androidUrl: link.androidUrl,
     };
   }
-
-  // ---- the instance's administration ------------------------------------------------------
-
-  /** Any link by its code, whoever owns it: for the admins. */
-  async findForAdmin(code: string): Promise<AdminLinkRecord | null> {
-    const link = await this.prisma.link.findUnique({ where: { code }, include: ADMIN_VIEW });
-    return link && this.toAdminRecord(link);
-  }
-
-  /**
-   * One page of every account's links (and the anonymous ones), newest first; with `search`,
-   * those whose code or one of whose destinations (`url`, `ios_url`, `android_url`: see
-   * link-destinations.ts) contains it (a URL's scheme and host are stored in lower case, so a
-   * host is found however it is typed); with `accountId`, that account's links only. For the
-   * admins' pages and API: an occasional read, through Prisma.
-   */
-  async listForAdmin(
-    limit: number,
-    offset: number,
-    search?: string,
-    accountId?: string,
-  ): Promise<{ links: AdminLinkRecord[]; total: number }> {
-    // As the owners' search: nothing else is stored (and PostgreSQL refuses a NUL in text).
-    if (search !== undefined && !ASCII.test(search)) return { links: [], total: 0 };
-    const where = {
-      ...(accountId === undefined ? {} : { accountId }),
-      ...(search
-        ? {
-            // As typed, and in lower case for a host typed in capitals (PostgreSQL's LIKE minds case).
-            OR: [
-              { code: { contains: search } },
-              ...anyDestinationContains([...new Set([search, search.toLowerCase()])]),
-            ],
-          }
-        : {}),
-    };
-    const [links, total] = await Promise.all([
-      this.prisma.link.findMany({
-        where,
-        orderBy: [{ createdAt: 'desc' }, { code: 'asc' }],
-        take: limit,
-        skip: offset,
-        include: ADMIN_VIEW,
-      }),
-      search ? this.prisma.link.count({ where }) : this.countLinks(accountId),
-    ]);
-    return { links: links.map((link) => this.toAdminRecord(link)), total };
-  }
-
-  /**
-   * Every link, or an account's, counted without Prisma's `count`, which counts a subquery that
-   * lists every row (28 ms at 100k links on SQLite, against well under one for `count(*)`, which
-   * SQLite answers from the b-tree's pages); an account's from the count its triggers keep.
-   */
-  private async countLinks(accountId: string | undefined): Promise<number> {
-    if (accountId !== undefined) {
-      const account = await this.prisma.account.findUnique({ where: { id: accountId }, select: { linkCount: true } });
-      return account?.linkCount ?? 0;
-    }
-    const [row] = await this.prisma.$queryRawUnsafe<[{ total: bigint | number }]>(
-      'SELECT count(*) AS total FROM links',
-    );
-    return Number(row.total);
-  }
-
-  /**
-   * Disables a link by hand (cause `admin`): also one that a blocked host or its account keeps
-   * disabled, so that lifting those no longer brings it back. False for an unknown code; a link
-   * an admin disabled already keeps its first reason.
-   */
-  async disableByAdmin(code: string, reason: string, at: Date, updated?: LinkUpdatedBody): Promise<boolean> {
-    const link = await this.prisma.link.findUnique({ where: { code }, select: { disabledCause: true } });
-    if (!link) return false;
-    await this.changeStates(
-      (tx) =>
-        changedCodes(
-          tx.link.updateManyAndReturn({
-            where: { code, OR: [{ disabledCause: null }, { disabledCause: { not: 'admin' } }] },
-            data: { disabledAt: at, disabledReason: reason, disabledCause: 'admin' },
-            select: { code: true },
-          }),
-        ),
-      updated,
-    );
-    return true;
-  }
-
-  /**
-   * Makes a disabled link live, whatever disabled it: the service checks first that nothing
-   * holds it any more (a blocked host, its disabled account).
-   */
-  async enable(code: string, updated?: LinkUpdatedBody): Promise<void> {
-    await this.changeStates(
-      (tx) =>
-        changedCodes(
-          tx.link.updateManyAndReturn({
-            where: { code, disabledAt: { not: null } },
-            data: { disabledAt: null, disabledReason: null, disabledCause: null },
-            select: { code: true },
-          }),
-        ),
-      updated,
-    );
-  }
-
-  /**
-   * The live links (or, with `cause`, the links disabled for it) with a destination (`url`,
-   * `ios_url`, `android_url`: link-destinations.ts) that may point at `host` or a subdomain of
-   * it: every such URL with
-   * `://host/`, `://host:`, `.host/` or `.host:` in it. A superset (the text may sit in a path,
-   * `_` is a LIKE wildcard): the caller checks each target's host. On PostgreSQL the trigram
-   * index serves the patterns on `url`.
-   */
-  async findByHostPattern(host: string, cause?: DisabledCause): Promise<LinkToRecheck[]> {
-    const patterns = [`://${host}/`, `://${host}:`, `.${host}/`, `.${host}:`];
-    const links = await this.prisma.link.findMany({
-      where: {
-        ...(cause ? { disabledCause: cause } : { disabledAt: null }),
-        OR: anyDestinationContains(patterns),
-      },
-      select: { code: true, ...DESTINATIONS_SELECT, account: { select: { disabledAt: true } } },
-    });
-    return links.map((link) => ({
-      code: link.code,
-      urls: destinationUrls(link),
-      accountDisabled: Boolean(link.account?.disabledAt),
-    }));
-  }
-
-  /** The account's links disabled for `cause`. */
-  async findOfAccountDisabledFor(accountId: string, cause: DisabledCause): Promise<LinkToRecheck[]> {
-    const links = await this.prisma.link.findMany({
-      where: { accountId, disabledCause: cause },
-      select: { code: true, ...DESTINATIONS_SELECT },
-    });
-    return links.map((link) => ({ code: link.code, urls: destinationUrls(link), accountDisabled: false }));
-  }
-
-  /**
-   * Disables the live links among `codes` for `cause`; the codes it disabled. A link that became
-   * disabled meanwhile (by another cause) keeps its own.
-   */
-  async disableLive(
-    codes: string[],
-    cause: DisabledCause,
-    reason: string,
-    at: Date,
-    updated?: LinkUpdatedBody,
-  ): Promise<string[]> {
-    const disabled: string[] = [];
-    for (let start = 0; start < codes.length; start += UPDATE_BATCH) {
-      const batch = codes.slice(start, start + UPDATE_BATCH);
-      const live = await this.changeStates(
-        (tx) =>
-          changedCodes(
-            tx.link.updateManyAndReturn({
-              where: { code: { in: batch }, disabledAt: null },
-              data: { disabledAt: at, disabledReason: reason, disabledCause: cause },
-              select: { code: true },
-            }),
-          ),
-        updated,
-      );
-      disabled.push(...live);
-    }
-    return disabled;
-  }
-
-  /**
-   * Disables every live link of the account (cause `account`), in one statement; the codes of
-   * the account's links (to drop from the caches).
-   */
-  async disableAllOfAccount(accountId: string, reason: string, at: Date, updated?: LinkUpdatedBody): Promise<string[]> {
-    await this.changeStates(
-      (tx) =>
-        changedCodes(
-          tx.link.updateManyAndReturn({
-            where: { accountId, disabledAt: null },
-            data: { disabledAt: at, disabledReason: reason, disabledCause: 'account' },
-            select: { code: true },
-          }),
-        ),
-      updated,
-    );
-    return this.codesOfAccount(accountId);
-  }
-
-  /**
-   * Gives links that were disabled for `from` their new state: live, or disabled for another
-   * cause that still holds. Only links still disabled for `from` change.
-   */
-  async restate(
-    changes: Array<{ code: string; state: LinkState }>,
-    from: DisabledCause,
-    at: Date,
-    updated?: LinkUpdatedBody,
-  ): Promise<void> {
-    const groups = new Map<string, { state: LinkState; codes: string[] }>();
-    for (const { code, state } of changes) {
-      const key = state ? `${state.cause}\u0000${state.reason}` : '';
-      const group = groups.get(key) ?? { state, codes: [] };
-      group.codes.push(code);
-      groups.set(key, group);
-    }
-    for (const { state, codes } of groups.values()) {
-      for (let start = 0; start < codes.length; start += UPDATE_BATCH) {
-        const batch = codes.slice(start, start + UPDATE_BATCH);
-        await this.changeStates(
-          (tx) =>
-            changedCodes(
-              tx.link.updateManyAndReturn({
-                where: { code: { in: batch }, disabledCause: from },
-                data: state
-                  ? { disabledAt: at, disabledReason: state.reason, disabledCause: state.cause }
-                  : { disabledAt: null, disabledReason: null, disabledCause: null },
-                select: { code: true },
-              }),
-            ),
-          updated,
-        );
-      }
-    }
-  }
-
-  /**
-   * Runs `change`, which changes links' states and answers the codes it changed, in a transaction
-   * and, with `updated`, stores a `link.updated` message for each of those links in the same
-   * transaction (the outbox: a message exists if and only if its change committed). The codes.
-   */
-  private async changeStates(
-    change: (tx: TransactionClient) => Promise<string[]>,
-    updated: LinkUpdatedBody | undefined,
-  ): Promise<string[]> {
-    let stored = 0;
-    const codes = await this.prisma.$transaction(
-      async (tx) => {
-        const changed = await change(tx);
-        if (updated) stored = await this.announceUpdated(tx, changed, updated);
-        return changed;
-      },
-      { timeout: STATE_CHANGE_TIMEOUT_MS },
-    );
-    if (stored > 0) this.outboxSignal.notify();
-    return codes;
-  }
-
-  /**
-   * In `tx`: a `link.updated` message for each of the links `codes` as they are now, to the
-   * endpoints of its account that receive it (an anonymous link has none). The messages stored.
-   */
-  private async announceUpdated(tx: TransactionClient, codes: string[], updated: LinkUpdatedBody): Promise<number> {
-    let stored = 0;
-    for (let start = 0; start < codes.length; start += UPDATE_BATCH) {
-      const links = await tx.link.findMany({
-        where: { code: { in: codes.slice(start, start + UPDATE_BATCH) }, accountId: { not: null } },
-        include: WITH_TAGS,
-      });
-      const byAccount = new Map<string, LinkRecord[]>();
-      for (const link of links) {
-        const record = this.withLoggedClicks(fromPrisma(link));
-        if (record.accountId === null) continue;
-        const records = byAccount.get(record.accountId) ?? [];
-        records.push(record);
-        byAccount.set(record.accountId, records);
-      }
-      for (const [accountId, records] of byAccount) {
-        stored += await this.outbox.addInTransaction(tx, accountId, 'link.updated', () => records.map(updated));
-      }
-    }
-    return stored;
-  }
-
-  private toAdminRecord(
-    link: Omit<StoredLink, 'tags' | 'passwordProtected'> & {
-      passwordHash: string | null;
-      tags: Array<{ tag: string }>;
-      disabledReason: string | null;
-      disabledCause: string | null;
-      account: { email: string; disabledAt: Date | null } | null;
-    },
-  ): AdminLinkRecord {
-    return {
-      ...this.withLoggedClicks(fromPrisma(link)),
-      ownerEmail: link.account?.email ?? null,
-      ownerDisabled: Boolean(link.account?.disabledAt),
-      disabledReason: link.disabledReason,
-      disabledCause: link.disabledCause as DisabledCause | null,
-    };
-  }
 }
 
-/** What the admins' reads include: the tags (as `fromPrisma` reads them) and the owner. */
-const ADMIN_VIEW = { ...WITH_TAGS, account: { select: { email: true, disabledAt: true } } } as const;
-
-/** The codes of the rows an `updateManyAndReturn` changed: exactly those, whatever ran beside it. */
-async function changedCodes(rows: Promise<Array<{ code: string }>>): Promise<string[]> {
-  return (await rows).map((row) => row.code);
+/** The message bodies of the links about to be written at `now`, for the store's outbox statements. */
+function outboxMessages(
+  accountId: string,
+  event: OutboxEvent<LinkRecord>,
+  links: NewLink[],
+  now: Date,
+): OutboxMessages {
+  const bodies = new Map(links.map((link) => [link.code, event.body(newRecord(writtenRow(link, now)))]));
+  return { accountId, event: event.event, bodies };
 }
 
-/** The message bodies of `records` for the store's outbox statements. */
-function outboxMessages(accountId: string, event: OutboxEvent<LinkRecord>, records: LinkRecord[]): OutboxMessages {
-  return { accountId, event: event.event, bodies: new Map(records.map((record) => [record.code, event.body(record)])) };
-}
-
-function newRecord(link: NewLink, now: Date): LinkRecord {
-  return {
-    code: link.code,
-    url: link.url,
-    accountId: link.accountId,
-    expiresAt: link.expiresAt ?? null,
-    disabledAt: null,
-    clicks: link.clicks ?? 0,
-    createdAt: link.createdAt ?? now,
-    updatedAt: now,
-    tags: link.tags ?? [],
-    passwordProtected: typeof link.passwordHash === 'string',
-    iosUrl: link.iosUrl ?? null,
-    androidUrl: link.androidUrl ?? null,
-  };
+/**
+ * The record of a row just written: its clicks are those it was written with (a click logged for
+ * a deleted link of the same code is not its).
+ */
+function newRecord(row: StoredLink): LinkRecord {
+  const { clicksThroughBatch, ...record } = row;
+  return record;
 }

@@ -7,19 +7,12 @@ import { DEFAULT_PAGE_SIZE, type PaginationQueryDto } from '../common/pagination
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
 import { VALIDATION_OPTIONS, validationProblem } from '../common/validation/validation.pipe.js';
+import { ListLinksQueryDto } from './dto/list-links-query.dto.js';
 import { CreateLinkDto, ImportedLinkDto } from './dto/create-link.dto.js';
 import type { LinkDto, LinkListDto } from './dto/link.dto.js';
 import { LinkCache } from './link-cache.js';
-import {
-  LinksRepository,
-  type AdminLinkRecord,
-  type DisabledCause,
-  type LinkRecord,
-  type LinkState,
-  type LinkUpdatedBody,
-  type LinkToRecheck,
-  type NewLink,
-} from './links.repository.js';
+import { LinkResource } from './link-resource.js';
+import { LinksRepository, type LinkRecord, type NewLink } from './links.repository.js';
 import { couldBeCode, customCodeProblem, generateCode } from './short-code.js';
 import { parseExpiresAt } from './link-expiry.js';
 import { parseTags } from './link-tags.js';
@@ -27,12 +20,10 @@ import { parseTags } from './link-tags.js';
 import { hashPassword } from '../accounts/passwords.js';
 import { MAX_BULK_PASSWORDS, parsePassword } from './link-password.js';
 import { qrCodeSvg } from './qr-code.js';
-import { destinationsOf, destinationUrls, type LinkDestination } from './link-destinations.js';
+import { destinationsOf } from './link-destinations.js';
 import { normalizeTargetUrl, type TargetField } from './target-url.js';
 import { WebhookSubscriptions } from '../webhooks/outbox/webhook-subscriptions.js';
-import { messageBody } from '../webhooks/webhook-events.js';
 import { BlockedHostList, type BlockedHostSnapshot } from '../blocked-hosts/blocked-host-list.js';
-import { blockKeys } from '../blocked-hosts/blocked-host.js';
 
 /** A bulk item's failure as a problem; anything else is a fault, not the item's doing. */
 function asApiError(error: unknown): ApiError {
@@ -87,18 +78,6 @@ export interface ImportOptions {
   importing: true;
 }
 
-/**
- * A link as the instance's admins see it: the resource, its owner, why it is disabled, and
- * every place it sends visitors (`destinations`, `url` first: what moderation must look at).
- */
-export interface AdminLinkView extends LinkDto {
-  /** The owner's e-mail address; null for an anonymous link. */
-  owner_email: string | null;
-  disabled_reason: string | null;
-  disabled_cause: DisabledCause | null;
-  destinations: LinkDestination[];
-}
-
 /** The outcome of one bulk item: the link, or the problem that item alone ran into. */
 export type BulkItemResult = { link: LinkDto } | { error: ApiError };
 
@@ -117,44 +96,11 @@ const GENERATED_CODE_ATTEMPTS = 8;
  */
 const BULK_CALLS_AT_ONCE = 2;
 
-/** Cache invalidations in flight at once when many links change together (a host, an account). */
-const INVALIDATIONS_AT_ONCE = 500;
-
-/** Whether one of `urls` has `host` (normalised) or a subdomain of it as its host. */
-function pointsAtHost(urls: string[], host: string): boolean {
-  return urls.some((url) => URL.canParse(url) && blockKeys(new URL(url).hostname).includes(host));
-}
-
-/** The blocked host one of `urls` points at, or null. */
-function blockerOfAny(urls: string[], blocked: BlockedHostSnapshot): string | null {
-  for (const url of urls) {
-    const host = blocked.blockerOf(url);
-    if (host !== null) return host;
-  }
-  return null;
-}
-
-function toLinkDto(link: LinkRecord, shortBaseUrl: string): LinkDto {
-  return {
-    code: link.code,
-    short_url: `${shortBaseUrl}/${link.code}`,
-    url: link.url,
-    created_at: link.createdAt.toISOString(),
-    updated_at: link.updatedAt.toISOString(),
-    expires_at: link.expiresAt?.toISOString() ?? null,
-    clicks: link.clicks,
-    tags: link.tags,
-    password_protected: link.passwordProtected,
-    ios_url: link.iosUrl,
-    android_url: link.androidUrl,
-    disabled_at: link.disabledAt?.toISOString() ?? null,
-  };
-}
-
 @Injectable()
 export class LinksService {
   constructor(
     private readonly links: LinksRepository,
+    private readonly resource: LinkResource,
     private readonly cache: LinkCache,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly webhooks: WebhookSubscriptions,
@@ -167,16 +113,6 @@ export class LinksService {
    */
   private linkEvent(accountId: string | null | undefined, event: 'link.created' | 'link.updated') {
     return this.webhooks.outboxEvent(accountId, event, (record: LinkRecord) => this.toDto(record));
-  }
-
-  /**
-   * What the changes of links' states (disabled, enabled) tell the webhooks: a `link.updated`
-   * body per link, or undefined when no endpoint of any account receives that event (one cache
-   * lookup); the repository stores each link's message for its own account's endpoints.
-   */
-  private async linkUpdatedBody(): Promise<LinkUpdatedBody | undefined> {
-    if (!(await this.webhooks.anyReceives('link.updated'))) return undefined;
-    return (record) => messageBody('link.updated', this.toDto(record), new Date());
   }
 
   private readonly bulkTurns = pLimit(BULK_CALLS_AT_ONCE);
@@ -207,7 +143,7 @@ export class LinksService {
     }
     // A code may have been cached on another instance before a delete; creation starts afresh.
     await this.cache.invalidate(created.code, 'created');
-    return toLinkDto(created, this.config.shortBaseUrl);
+    return this.toDto(created);
   }
 
   /**
@@ -295,7 +231,7 @@ export class LinksService {
       const retry: typeof pending = [];
       for (const item of pending) {
         const record = byCode.get(item.code);
-        if (record) results[item.index] = { link: toLinkDto(record, this.config.shortBaseUrl) };
+        if (record) results[item.index] = { link: this.toDto(record) };
         else if (item.creation.customCode !== undefined) results[item.index] = { error: ApiError.codeTaken(item.code) };
         else if (attempt + 1 < GENERATED_CODE_ATTEMPTS) retry.push({ ...item, code: freshCode() });
         else throw new Error(`No free code found in ${GENERATED_CODE_ATTEMPTS} attempts`);
@@ -319,6 +255,15 @@ export class LinksService {
     const tag = query.tag?.toLowerCase();
     const { links, total } = await this.links.listForAccount(accountId, limit, offset, query.q, tag);
     return { data: links.map((link) => this.toDto(link)), total, limit, offset };
+  }
+
+  /**
+   * Which of a list's filters `GET /api/links` would refuse (ListLinksQueryDto's `q` and `tag`
+   * rules): the dashboard says so next to its search box or tag filter instead of searching.
+   */
+  refusedListFilters(filter: { q?: string; tag?: string }): Set<'q' | 'tag'> {
+    const refused = validateSync(plainToInstance(ListLinksQueryDto, filter), VALIDATION_OPTIONS);
+    return new Set(refused.map((problem) => problem.property as 'q' | 'tag'));
   }
 
   async get(accountId: string, code: string): Promise<LinkDto> {
@@ -399,7 +344,7 @@ export class LinksService {
   }
 
   private toDto(link: LinkRecord): LinkDto {
-    return toLinkDto(link, this.config.shortBaseUrl);
+    return this.resource.toDto(link);
   }
 
   /** Every code of an account's links: what to drop from the caches once the account is deleted. */
@@ -458,149 +403,6 @@ export class LinksService {
   private refuseBlocked(url: string, blocked: BlockedHostSnapshot, field: TargetField = 'url'): void {
     const host = blocked.blockerOf(url);
     if (host !== null) throw ApiError.blockedUrl(host, field);
-  }
-
-  // ---- the instance's administration (src/admin) ------------------------------------------
-
-  /** Any link by its code, whoever owns it. */
-  async getForAdmin(code: string): Promise<AdminLinkView> {
-    const link = couldBeCode(code) ? await this.links.findForAdmin(code) : null;
-    if (!link) throw ApiError.notFound();
-    return this.toAdminView(link);
-  }
-
-  /**
-   * A page of every account's links, newest first; `q`: part of a code, a URL or a host;
-   * `accountId`: one account's links only.
-   */
-  async listForAdmin(
-    limit: number,
-    offset: number,
-    q?: string,
-    accountId?: string,
-  ): Promise<{ data: AdminLinkView[]; total: number }> {
-    const { links, total } = await this.links.listForAdmin(limit, offset, q?.trim() || undefined, accountId);
-    return { data: links.map((link) => this.toAdminView(link)), total };
-  }
-
-  /**
-   * An admin disables a link by hand: its redirect answers 410 on every instance before this
-   * returns, and only an admin enables it again (its owner cannot; lifting a host block or an
-   * account's disabling does not either).
-   */
-  async disableByAdmin(code: string, reason: string): Promise<LinkDto> {
-    if (!couldBeCode(code)) throw ApiError.notFound();
-    const updated = await this.linkUpdatedBody();
-    if (!(await this.links.disableByAdmin(code, reason, new Date(), updated))) throw ApiError.notFound();
-    await this.cache.invalidate(code);
-    return this.toDto(await this.getRecordForAdmin(code));
-  }
-
-  /**
-   * Enables a disabled link, unless something still holds it: one of its targets on a blocked
-   * host, or its disabled account (`admin_conflict`, saying what to lift). A link disabled by a
-   * block whose target its owner changed since is enabled here (unblocking would not find it).
-   * A live link is answered as it is.
-   */
-  async enableByAdmin(code: string): Promise<LinkDto> {
-    const link = await this.getRecordForAdmin(code);
-    if (link.disabledAt === null) return this.toDto(link);
-    const host = blockerOfAny(destinationUrls(link), await this.blockedHosts.snapshot());
-    if (host !== null) {
-      throw ApiError.adminConflict(
-        `This link stays disabled while its host ${host} is blocked: unblock the host to enable it`,
-      );
-    }
-    if (link.ownerDisabled) {
-      throw ApiError.adminConflict(
-        `This link stays disabled while its account ${link.ownerEmail ?? ''} is disabled: enable the account to enable it`,
-      );
-    }
-    await this.links.enable(code, await this.linkUpdatedBody());
-    await this.cache.invalidate(code);
-    return this.toDto(await this.getRecordForAdmin(code));
-  }
-
-  /**
-   * Disables every live link with a target (its URL or a device target) on `host` (normalised)
-   * or a subdomain of it; their codes.
-   */
-  async disableForHost(host: string): Promise<string[]> {
-    const candidates = await this.links.findByHostPattern(host);
-    const codes = candidates.filter((link) => pointsAtHost(link.urls, host)).map((link) => link.code);
-    const updated = await this.linkUpdatedBody();
-    const disabled = await this.links.disableLive(codes, 'host', `Blocked host ${host}`, new Date(), updated);
-    await this.invalidateAll(disabled);
-    return disabled;
-  }
-
-  /**
-   * After `host` was unblocked: the links its block disabled are live again, unless another
-   * blocked host (a parent domain) or their disabled account still holds them. Links an admin
-   * disabled by hand stay disabled. Their codes.
-   */
-  async enableForHost(host: string): Promise<string[]> {
-    const blocked = await this.blockedHosts.snapshot();
-    const links = (await this.links.findByHostPattern(host, 'host')).filter((link) => pointsAtHost(link.urls, host));
-    await this.links.restate(
-      links.map((link) => ({ code: link.code, state: this.stateAfterLifting('host', link, blocked) })),
-      'host',
-      new Date(),
-      await this.linkUpdatedBody(),
-    );
-    const codes = links.map((link) => link.code);
-    await this.invalidateAll(codes);
-    return codes;
-  }
-
-  /** Disables every live link of a disabled account (cause `account`). */
-  async disableForAccount(accountId: string): Promise<void> {
-    const updated = await this.linkUpdatedBody();
-    await this.invalidateAll(await this.links.disableAllOfAccount(accountId, 'Account disabled', new Date(), updated));
-  }
-
-  /** After the account was enabled: its links are live again, but for those on a blocked host. */
-  async enableForAccount(accountId: string): Promise<void> {
-    const blocked = await this.blockedHosts.snapshot();
-    const links = await this.links.findOfAccountDisabledFor(accountId, 'account');
-    await this.links.restate(
-      links.map((link) => ({ code: link.code, state: this.stateAfterLifting('account', link, blocked) })),
-      'account',
-      new Date(),
-      await this.linkUpdatedBody(),
-    );
-    await this.invalidateAll(links.map((link) => link.code));
-  }
-
-  /** What holds a link once `lifted` no longer does: a blocked host, its disabled account, or nothing. */
-  private stateAfterLifting(lifted: DisabledCause, link: LinkToRecheck, blocked: BlockedHostSnapshot): LinkState {
-    const host = blockerOfAny(link.urls, blocked);
-    if (host !== null) return { cause: 'host', reason: `Blocked host ${host}` };
-    if (lifted !== 'account' && link.accountDisabled) return { cause: 'account', reason: 'Account disabled' };
-    return null;
-  }
-
-  private async getRecordForAdmin(code: string): Promise<AdminLinkRecord> {
-    const link = couldBeCode(code) ? await this.links.findForAdmin(code) : null;
-    if (!link) throw ApiError.notFound();
-    return link;
-  }
-
-  /** Drops many codes from every instance's cache, many invalidations in flight at a time. */
-  private async invalidateAll(codes: string[]): Promise<void> {
-    for (let start = 0; start < codes.length; start += INVALIDATIONS_AT_ONCE) {
-      await Promise.all(codes.slice(start, start + INVALIDATIONS_AT_ONCE).map((code) => this.cache.invalidate(code)));
-    }
-  }
-
-  private toAdminView(link: AdminLinkRecord): AdminLinkView {
-    return {
-      ...this.toDto(link),
-      owner_email: link.ownerEmail,
-      disabled_reason: link.disabledReason,
-      disabled_cause: link.disabledCause,
-      destinations: destinationsOf(link),
-    };
   }
 
   private async insertWithGeneratedCode(

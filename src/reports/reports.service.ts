@@ -3,7 +3,7 @@ import { checkEmail } from '../accounts/email-address.js';
 import { ApiError, type FieldError } from '../common/errors/api-error.js';
 import type { AppConfig } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
-import { LinksService } from '../links/links.service.js';
+import { LinkModeration } from '../links/moderation/link-moderation.service.js';
 import { couldBeCode } from '../links/short-code.js';
 import { ReportsRepository, type ReportRecord } from './reports.repository.js';
 
@@ -56,7 +56,7 @@ export function isReportStatus(value: unknown): value is ReportStatus {
 export class ReportsService {
   constructor(
     private readonly reports: ReportsRepository,
-    private readonly links: LinksService,
+    private readonly links: LinkModeration,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 

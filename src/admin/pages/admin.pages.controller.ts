@@ -369,16 +369,9 @@ export class AdminPagesController {
     httpStatus = 200,
   ) {
     const reports = await this.admin.listReports(status, PAGE_SIZE, (page - 1) * PAGE_SIZE);
-    // Each report with its link as it is now (null: deleted since).
-    const withLinks = await Promise.all(
-      reports.data.map(async (report) => ({
-        ...report,
-        link: await this.admin.getLink(report.code).catch((error: unknown) => {
-          if (error instanceof ApiError && error.errorName === 'not_found') return null;
-          throw error;
-        }),
-      })),
-    );
+    // Each report with its link as it is now (null: deleted since), the page's links in one read.
+    const links = await this.admin.getLinks([...new Set(reports.data.map((report) => report.code))]);
+    const withLinks = reports.data.map((report) => ({ ...report, link: links.get(report.code) ?? null }));
     return this.render(
       reply,
       session,

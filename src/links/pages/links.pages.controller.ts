@@ -5,7 +5,6 @@ import { ApiError } from '../../common/errors/api-error.js';
 import { ClicksService } from '../../clicks/clicks.service.js';
 import { DEFAULT_CLICK_DAYS } from '../../clicks/dto/link-clicks.dto.js';
 import { MAX_SEARCH_LENGTH } from '../dto/list-links-query.dto.js';
-import { tagProblem } from '../link-tags.js';
 import type { LinkDto } from '../dto/link.dto.js';
 import { LinksService } from '../links.service.js';
 import { qrCodeSvg } from '../qr-code.js';
@@ -135,8 +134,9 @@ export class LinksPagesController {
     const tags = field(form, 'tags', 1000);
     const iosUrl = field(form, 'ios_url');
     const androidUrl = field(form, 'android_url');
+    // Read once: the fields left as shown stay unchanged, and a refusal shows the link as it is.
+    const current = await this.links.get(session.accountId, code);
     try {
-      const current = await this.links.get(session.accountId, code);
       await this.links.update(session.accountId, code, {
         url,
         expires_at: expiryFromForm(expiresAt, current.expires_at),
@@ -147,11 +147,10 @@ export class LinksPagesController {
       return reply.redirect(`/dashboard/links/${encodeURIComponent(code)}?saved=1`, 303);
     } catch (error) {
       if (error instanceof ApiError && error.errorName === 'not_found') throw error;
-      const link = await this.links.get(session.accountId, code);
       return this.renderLink(
         reply,
         session,
-        link,
+        current,
         {
           form: { url, expires_at: expiresAt, tags, ios_url: iosUrl, android_url: androidUrl },
           errors: formErrors(error, LINK_FIELDS),
@@ -215,14 +214,14 @@ export class LinksPagesController {
     const request = reply.request;
     const pageNumber = typeof page === 'string' && /^\d{1,6}$/.test(page) ? Math.max(1, Number(page)) : 1;
     const query = request.query as Record<string, unknown>;
-    // The search box: the API's `q` rules; anything else is said next to the box, not searched.
+    // The search box and the tag filter (a tag's link on each row) follow the API's `q` and `tag`
+    // rules: what the API would refuse is said next to them, not searched.
     const q = typeof query.q === 'string' ? query.q.trim() : '';
-    const searchError =
-      q.length > MAX_SEARCH_LENGTH ? `Search for at most ${MAX_SEARCH_LENGTH} characters.` : undefined;
-    const search = q !== '' && !searchError ? q : undefined;
-    // The tag filter (a tag's link on each row): the API's `tag` rules; a bad one is said, not applied.
     const tagQuery = typeof query.tag === 'string' ? query.tag.trim() : '';
-    const tagError = tagQuery !== '' && tagProblem(tagQuery) ? 'That is not a tag: showing all links.' : undefined;
+    const refused = this.links.refusedListFilters({ q: q || undefined, tag: tagQuery || undefined });
+    const searchError = refused.has('q') ? `Search for at most ${MAX_SEARCH_LENGTH} characters.` : undefined;
+    const search = q !== '' && !searchError ? q : undefined;
+    const tagError = refused.has('tag') ? 'That is not a tag: showing all links.' : undefined;
     const tag = tagQuery !== '' && !tagError ? tagQuery.toLowerCase() : undefined;
     const list = await this.links.list(session.accountId, {
       limit: PAGE_SIZE,

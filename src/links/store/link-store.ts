@@ -40,6 +40,28 @@ export interface NewLink {
   androidUrl?: string | null;
 }
 
+/**
+ * The row an insert of `link` at `now` writes, as a read of it would give it: the stores' answer
+ * to an insert, and what the webhook messages written with it describe.
+ */
+export function writtenRow(link: NewLink, now: Date): StoredLink {
+  return {
+    code: link.code,
+    url: link.url,
+    accountId: link.accountId,
+    clicks: link.clicks ?? 0,
+    clicksThroughBatch: 0,
+    createdAt: link.createdAt ?? now,
+    updatedAt: now,
+    expiresAt: link.expiresAt ?? null,
+    disabledAt: null,
+    tags: link.tags ?? [],
+    passwordProtected: typeof link.passwordHash === 'string',
+    iosUrl: link.iosUrl ?? null,
+    androidUrl: link.androidUrl ?? null,
+  };
+}
+
 /** One page of links and the number of links the whole list has. */
 export interface StoredLinkPage {
   links: StoredLink[];
@@ -55,17 +77,28 @@ export interface StoredLinkPage {
 export abstract class LinkStore {
   /**
    * Inserts a link and its tags unless its code exists (the primary key decides races: of
-   * concurrent inserts of one code exactly one succeeds); false when the code was taken, and
-   * then nothing was written. Timestamps `now`, clicks 0. With `messages`, the webhook messages
-   * of the new link are stored in the same transaction (none when the code was taken).
+   * concurrent inserts of one code exactly one succeeds); the row it wrote, or null when the code
+   * was taken, and then nothing was written. Timestamps `now`, clicks 0. With `messages`, the
+   * webhook messages of the new link are stored in the same transaction (none when the code was taken).
    */
-  abstract insert(link: NewLink, now: Date, messages?: OutboxMessages): Promise<boolean>;
+  async insert(link: NewLink, now: Date, messages?: OutboxMessages): Promise<StoredLink | null> {
+    return (await this.write(link, now, messages)) ? writtenRow(link, now) : null;
+  }
 
   /**
-   * Inserts many links (with their tags) at once, skipping those whose code exists; the codes it
-   * inserted. With `messages`, those of the links inserted, in the same transaction.
+   * Inserts many links (with their tags) at once, skipping those whose code exists; the rows it
+   * wrote, in the order given. With `messages`, those of the links inserted, in the same transaction.
    */
-  abstract insertMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<Set<string>>;
+  async insertMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<StoredLink[]> {
+    const written = await this.writeMany(links, now, messages);
+    return links.filter((link) => written.has(link.code)).map((link) => writtenRow(link, now));
+  }
+
+  /** `insert`'s statements: whether the row was written. */
+  protected abstract write(link: NewLink, now: Date, messages?: OutboxMessages): Promise<boolean>;
+
+  /** `insertMany`'s statements: the codes written. */
+  protected abstract writeMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<Set<string>>;
 
   /**
    * The account's link `code` with its tags; undefined when the code is unknown or another

@@ -101,7 +101,7 @@ export class PostgresLinkStore extends LinkStore {
    * taken), its tags and its webhook messages (to every enabled endpoint of the account subscribed
    * to the event, read by the same statement).
    */
-  async insert(link: NewLink, now: Date, messages?: OutboxMessages): Promise<boolean> {
+  protected async write(link: NewLink, now: Date, messages?: OutboxMessages): Promise<boolean> {
     const values: unknown[] = [
       link.code,
       link.url,
@@ -149,7 +149,7 @@ export class PostgresLinkStore extends LinkStore {
    * two arrays of (code, tag) pairs, written for the links the statement inserted, and with
    * `messages` the webhook messages of those links.
    */
-  async insertMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<Set<string>> {
+  protected async writeMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<Set<string>> {
     if (links.length === 0) return new Set();
     const tagged = links.flatMap((link) => (link.tags ?? []).map((tag) => [link.code, tag]));
     const { rows } = await this.pool.query<{ code: string }>({

@@ -185,7 +185,7 @@ export class SqliteLinkStore extends LinkStore {
   }
 
   /** With tags, the link and its tags in one request: written together, or neither (and its webhook messages). */
-  async insert(link: NewLink, now: Date, messages?: OutboxMessages): Promise<boolean> {
+  protected async write(link: NewLink, now: Date, messages?: OutboxMessages): Promise<boolean> {
     const at = toSqliteDateTime(now);
     const params = [
       link.code,
@@ -220,7 +220,7 @@ export class SqliteLinkStore extends LinkStore {
   }
 
   /** Multi-row VALUES of INSERT_BATCH rows per statement. */
-  async insertMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<Set<string>> {
+  protected async writeMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<Set<string>> {
     const at = toSqliteDateTime(now);
     const inserted = new Set<string>();
     for (let start = 0; start < links.length; start += INSERT_BATCH) {
