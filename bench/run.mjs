@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
-import { seededCode, spreadIndexes } from './lib/codes.mjs';
+import { seededCode, seededUrl, spreadIndexes } from './lib/codes.mjs';
 import { drive } from './lib/load.mjs';
 import {
   cpuMicros,
@@ -38,7 +38,7 @@ import {
   seedPostgres,
   seedSqlite,
 } from './lib/seed.mjs';
-import { formatFlatCostTable, formatTable, totalCpu } from './lib/report.mjs';
+import { formatChangeFeedTable, formatFlatCostTable, formatTable, totalCpu } from './lib/report.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SERVICE_ENTRY = join(ROOT, 'dist', 'src', 'main.js');
@@ -102,6 +102,16 @@ const WEBHOOK_ROWS = {
   without: 'create with a token, no webhook',
   with: 'create with a token, one webhook',
 };
+/**
+ * Issue 55's change feed, two instances on one database and no Redis: an idle serving instance
+ * spends at most this share of one core (its every timer, the feed's polling or listening
+ * included), and a change through one instance's API is answered by the other within
+ * CHANGE_VISIBLE_TARGET_MS, judged on the slowest of every edit of every run.
+ */
+const IDLE_CPU_TARGET_PERCENT = 1;
+const CHANGE_VISIBLE_TARGET_MS = 1000;
+/** Edits per run of the change-feed scenario (each timed until the other instance answers it). */
+const CHANGE_EDITS = 20;
 /** Limits high enough never to trigger: the benchmark measures the work, not the 429s. */
 const UNLIMITED_ENV = { RATE_LIMIT_ANONYMOUS: '1000000000', RATE_LIMIT_TOKEN: '1000000000' };
 
@@ -117,7 +127,8 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] 
   --postgres         also benchmark the service on PostgreSQL (BENCH_POSTGRES_URL, default
                      ${POSTGRES_ADMIN_URL})
   --scenarios LIST   subset of: hit,miss,create,quick,bulk,list,search,tag,tagsearch,page,pagesearch,clicks,overview,
-                     webhooks,drain (default all)
+                     webhooks,drain,changes (default all; changes: two instances without Redis, the
+                     idle one's CPU and how soon one answers a change made through the other)
   --owned N          links of the benchmark account, which list and search page through
                      (default 10000, at most --links)
   --before DIR       a checkout of an earlier build (with its dist/): every scenario then also
@@ -155,6 +166,7 @@ const SCENARIOS = {
   overview: 'account clicks (30 days)',
   webhooks: 'create with a token, one webhook vs none',
   drain: '1,000 pending webhook messages delivered',
+  changes: 'link changes between two instances, no Redis',
 };
 
 function readOptions() {
@@ -1230,6 +1242,175 @@ async function runFlatCost(options, kind, report) {
 }
 
 /**
+ * Issue 55's change feed, on a database of its own (1,000 links of the benchmark account): two
+ * instances of this build with no Redis, each hearing the other's changes through the database
+ * only (SQLite: a table each polls every 200 ms; PostgreSQL: LISTEN/NOTIFY). Per run:
+ * - idle: instance B's CPU (all its threads, every timer included: the feed's poll or listener is
+ *   a part of it) over `--duration` seconds in which nobody calls either instance; for PostgreSQL
+ *   also the database server's processes for that database, after a `+`;
+ * - visible: CHANGE_EDITS edits of a link's target through A's API (`PUT /api/links/{code}`), each
+ *   link cached on B first (redirected twice), each edit after a random 0–250 ms pause (so that
+ *   edits do not fall in step with SQLite's polls), timed from the request until B redirects to
+ *   the new target (B asked every 2 ms). The acknowledgement's time is kept apart.
+ * Checked: the idle CPU ≤ IDLE_CPU_TARGET_PERCENT % of a core (the median run), every edit visible
+ * within CHANGE_VISIBLE_TARGET_MS (the slowest of all runs). Not run against `--before`.
+ */
+async function runChangeFeed(options, kind, report) {
+  const account = benchAccount();
+  const links = 1000;
+  const edits = options.smoke ? 3 : CHANGE_EDITS;
+  log(
+    `\n${SCENARIOS.changes} (${kind}): two instances, ${options.runs} run(s) of ${options.duration} s idle and ${edits} edits`,
+  );
+  const database = await prepareBenchDatabase(kind, links, account, links);
+  // No Redis, whatever the runner's environment says (an empty value is unset).
+  const env = { REDIS_URL: '' };
+  const services = [];
+  try {
+    services.push(await startService(options, database, env), await startService(options, database, env));
+    const [a, b] = services;
+    const base = (service) => `http://127.0.0.1:${service.port}`;
+    const target = async (service, code) => {
+      const response = await fetch(`${base(service)}/${code}`, { redirect: 'manual' });
+      await response.arrayBuffer();
+      return response.headers.get('location');
+    };
+    const runs = [];
+    let next = 0;
+    for (let run = 0; run < options.runs; run++) {
+      // Idle: what B spends while nobody asks anything of either instance (the first run once
+      // start-up's after-work, compilation and collection, has settled).
+      await sleep(run === 0 && !options.smoke ? 5000 : 1000);
+      const startedAt = process.hrtime.bigint();
+      const cpuBefore = threadsCpuMicros(b.pid);
+      const databaseBefore = b.postgresDatabase ? postgresCpuSnapshot(b.postgresDatabase) : null;
+      await sleep(options.duration * 1000);
+      const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
+      const cpuAfter = threadsCpuMicros(b.pid);
+      const databaseAfter = b.postgresDatabase ? postgresCpuSnapshot(b.postgresDatabase) : null;
+      const idle = {
+        serviceUsPerSecond: cpuBefore === null || cpuAfter === null ? null : (cpuAfter - cpuBefore) / seconds,
+        databaseUsPerSecond:
+          databaseBefore && databaseAfter ? cpuSpentBetween(databaseBefore, databaseAfter) / seconds : null,
+      };
+      // Visible: an edit through A, timed until B answers it.
+      const visibleMs = [];
+      const acknowledgedMs = [];
+      /** From the edit's answer until B answers it: the feed's own delay. */
+      const afterAnswerMs = [];
+      for (let edit = 0; edit < edits; edit++) {
+        const index = next++ % links;
+        const code = seededCode(index);
+        const changed = `https://example.com/changed/${run}/${edit}?campaign=bench`;
+        const before = [await target(b, code), await target(b, code)];
+        if (before.some((location) => location !== seededUrl(index)))
+          throw new Error(`${kind}: instance B redirected ${code} to ${before.join(', ')} before the edit`);
+        await sleep(Math.random() * 250);
+        const started = performance.now();
+        const response = await fetch(`${base(a)}/api/links/${code}`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json', 'x-api-key': account.token },
+          body: JSON.stringify({ url: changed }),
+        });
+        await response.arrayBuffer();
+        if (response.status !== 200)
+          throw new Error(`${kind}: the edit through instance A answered ${response.status}`);
+        const acknowledged = performance.now();
+        acknowledgedMs.push(acknowledged - started);
+        const deadline = started + 10_000;
+        while ((await target(b, code)) !== changed) {
+          if (performance.now() > deadline)
+            throw new Error(`${kind}: instance B still redirects ${code} to the old target 10 s after the edit`);
+          await sleep(2);
+        }
+        const seen = performance.now();
+        visibleMs.push(seen - started);
+        afterAnswerMs.push(seen - acknowledged);
+      }
+      runs.push({ idle, visibleMs, acknowledgedMs, afterAnswerMs });
+      log(
+        `    run ${run + 1}: idle ${formatIdle(idle)}; visible in ${summarize(visibleMs)} (acknowledged in ${summarize(acknowledgedMs)}; after the answer ${summarize(afterAnswerMs)})`,
+      );
+      for (const service of services) {
+        const { exitCode, signalCode } = service.proc.child;
+        if (exitCode !== null || signalCode !== null)
+          throw new Error(`an instance exited during the change-feed scenario:\n${service.proc.stderr()}`);
+      }
+    }
+    const idleMedian = medianOf(runs.map((r) => r.idle.serviceUsPerSecond).filter((v) => v !== null));
+    const databaseMedian = medianOf(runs.map((r) => r.idle.databaseUsPerSecond).filter((v) => v !== null));
+    const allVisible = runs.flatMap((r) => r.visibleMs);
+    const result = {
+      database: kind,
+      runs: runs.length,
+      idle: { serviceUsPerSecond: idleMedian, databaseUsPerSecond: databaseMedian },
+      idleRuns: runs.map((r) => r.idle),
+      visibleMs: { median: medianOf(allVisible), p95: percentileOf(allVisible, 0.95), max: Math.max(...allVisible) },
+      visibleRuns: runs.map((r) => ({ median: medianOf(r.visibleMs), max: Math.max(...r.visibleMs) })),
+      acknowledgedMs: { median: medianOf(runs.flatMap((r) => r.acknowledgedMs)) },
+      afterAnswerMs: {
+        median: medianOf(runs.flatMap((r) => r.afterAnswerMs)),
+        max: Math.max(...runs.flatMap((r) => r.afterAnswerMs)),
+      },
+    };
+    report.changeFeed.push(result);
+    const group = { links, database: kind };
+    if (idleMedian !== null) {
+      const percent = idleMedian / 1e4;
+      report.check({
+        ...group,
+        name: `idle serving instance ≤ ${IDLE_CPU_TARGET_PERCENT} % of a core, hearing changes without Redis`,
+        ...targetCheck(options, percent <= IDLE_CPU_TARGET_PERCENT),
+        detail: `${percent.toFixed(2)} %, the median run (runs ${runs.map((r) => formatIdle(r.idle)).join('; ')})`,
+      });
+    }
+    report.check({
+      ...group,
+      name: `a change through one instance answered by the other ≤ ${CHANGE_VISIBLE_TARGET_MS} ms, no Redis`,
+      ...targetCheck(options, result.visibleMs.max <= CHANGE_VISIBLE_TARGET_MS),
+      detail: `${allVisible.length} edits: median ${Math.round(result.visibleMs.median)} ms, p95 ${Math.round(result.visibleMs.p95)}, slowest ${Math.round(result.visibleMs.max)} (runs' medians ${result.visibleRuns.map((r) => Math.round(r.median)).join(', ')}; acknowledged in ${Math.round(result.acknowledgedMs.median)} ms, answered by the other ${Math.round(result.afterAnswerMs.median)} ms after that, ${Math.round(result.afterAnswerMs.max)} at most)`,
+    });
+  } finally {
+    for (const service of services) await service.proc.stop('SIGTERM');
+    await database.drop();
+  }
+}
+
+/**
+ * CPU used so far by all of a process's threads, in µs, from the scheduler's nanosecond counts
+ * (/proc/PID/task/TID/schedstat): /proc/PID/stat counts in 10 ms ticks, as coarse as the idle
+ * figure itself over a few seconds. Null where it cannot be read.
+ */
+function threadsCpuMicros(pid) {
+  try {
+    let nanos = 0;
+    for (const tid of readdirSync(`/proc/${pid}/task`))
+      nanos += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    return nanos / 1000;
+  } catch {
+    return null;
+  }
+}
+
+/** "0.12 % of a core (1,234 µs/s)", the database server's share after a `+` where measured. */
+function formatIdle({ serviceUsPerSecond, databaseUsPerSecond }) {
+  if (serviceUsPerSecond === null) return '—';
+  const database = databaseUsPerSecond === null ? '' : ` + ${Math.round(databaseUsPerSecond).toLocaleString('en')}`;
+  return `${(serviceUsPerSecond / 1e4).toFixed(2)} % of a core (${Math.round(serviceUsPerSecond).toLocaleString('en')}${database} µs/s)`;
+}
+
+/** "median 120 ms, slowest 240" of a list of times. */
+function summarize(ms) {
+  return `median ${Math.round(medianOf(ms))} ms, slowest ${Math.round(Math.max(...ms))}`;
+}
+
+/** The value below which `share` of the values lie (nearest rank). */
+function percentileOf(values, share) {
+  const sorted = [...values].sort((x, y) => x - y);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(share * sorted.length) - 1)];
+}
+
+/**
  * One check per database kind and link count within MEMORY_BUDGET: the highest peak RSS of this
  * build's service over all its rows (every instance the group started: cached redirects, cold
  * lookups and the API).
@@ -1301,10 +1482,12 @@ function createReport() {
   const rows = [];
   const checks = [];
   const flatCost = [];
+  const changeFeed = [];
   return {
     rows,
     checks,
     flatCost,
+    changeFeed,
     /** Both sizes of a flat-cost comparison; every redirect must have answered 302. */
     compareSizes(comparison) {
       const change = (metric) => (metric(comparison.large) - metric(comparison.small)) / metric(comparison.small);
@@ -1361,11 +1544,16 @@ async function main() {
       .join(' ')} LOG_LEVEL=${options.logLevel} (rate limits raised so no request is refused)`,
   );
   const report = createReport();
-  for (const links of options.links) {
+  // The change feed runs on databases of its own, once per kind (runChangeFeed).
+  const grouped = [...options.scenarios].some((id) => id !== 'changes');
+  for (const links of grouped ? options.links : []) {
     log(`\n${links.toLocaleString('en')} links`);
     for (const kind of options.databases) await runGroup(options, kind, links, report);
   }
-  if (options.links.length > 1) for (const kind of options.databases) await runFlatCost(options, kind, report);
+  if (grouped && options.links.length > 1)
+    for (const kind of options.databases) await runFlatCost(options, kind, report);
+  if (options.scenarios.has('changes'))
+    for (const kind of options.databases) await runChangeFeed(options, kind, report);
   checkMemoryBudget(options, report);
   const rows = report.withRatios();
   const finishedAt = new Date();
@@ -1383,7 +1571,7 @@ async function main() {
     options: { ...options, scenarios: [...options.scenarios], apiConnections: API_CONNECTIONS, hotCodes: HOT_CODES },
     serviceEnv: { ...UNLIMITED_ENV, LOG_LEVEL: options.logLevel, missScenario: MISS_SERVICE_ENV },
   };
-  console.log(`\n${formatTable(rows)}`);
+  if (rows.length) console.log(`\n${formatTable(rows)}`);
   console.log(
     `\nmeasured ${startedAt.toISOString()} · ${options.duration} s per row after ${options.warmup} s warm-up · ${options.runs === 1 ? 'one run' : `median of ${options.runs} runs`} · redirects at ${options.connections} connections, API at ${API_CONNECTIONS} · load average before/after ${loadBefore[0].toFixed(2)}/${os.loadavg()[0].toFixed(2)}`,
   );
@@ -1399,10 +1587,16 @@ async function main() {
     );
     console.log(formatFlatCostTable(report.flatCost));
   }
+  if (report.changeFeed.length) {
+    console.log(
+      `\nChange feed: two instances on one database, no Redis; the idle one's CPU over ${options.duration} s, and ${options.smoke ? 3 : CHANGE_EDITS} edits through one instance's API per run, each timed from the request until the other answers the new target\n`,
+    );
+    console.log(formatChangeFeedTable(report.changeFeed));
+  }
   mkdirSync(dirname(RESULTS_FILE), { recursive: true });
   writeFileSync(
     RESULTS_FILE,
-    `${JSON.stringify({ ...meta, rows, flatCost: report.flatCost, checks: report.checks }, null, 2)}\n`,
+    `${JSON.stringify({ ...meta, rows, flatCost: report.flatCost, changeFeed: report.changeFeed, checks: report.checks }, null, 2)}\n`,
   );
   console.log(`written to ${RESULTS_FILE.replace(`${ROOT}/`, '')}`);
 

@@ -78,3 +78,33 @@ export function formatFlatCostTable(comparisons) {
   ];
   return formatTable(comparisons, columns);
 }
+
+/**
+ * The change feed's figures (issue 55) as a Markdown table: per database, the idle instance's CPU
+ * and how soon a change through the other instance is answered.
+ * @param {any[]} results
+ */
+export function formatChangeFeedTable(results) {
+  const ms = (value) => (value === null || value === undefined ? '—' : formatMs(value));
+  const idle = ({ serviceUsPerSecond, databaseUsPerSecond }) =>
+    serviceUsPerSecond === null
+      ? '—'
+      : `${Math.round(serviceUsPerSecond).toLocaleString('en')}${databaseUsPerSecond === null ? '' : ` + ${Math.round(databaseUsPerSecond).toLocaleString('en')}`}`;
+  const columns = [
+    { title: 'database', value: (r) => r.database },
+    { title: 'runs', value: (r) => String(r.runs), right: true },
+    {
+      title: 'idle CPU, % of a core',
+      value: (r) => (r.idle.serviceUsPerSecond === null ? '—' : (r.idle.serviceUsPerSecond / 1e4).toFixed(2)),
+      right: true,
+    },
+    { title: 'idle CPU µs/s', value: (r) => idle(r.idle), right: true },
+    { title: 'change visible, median ms', value: (r) => ms(r.visibleMs.median), right: true },
+    { title: 'p95 ms', value: (r) => ms(r.visibleMs.p95), right: true },
+    { title: 'slowest ms', value: (r) => ms(r.visibleMs.max), right: true },
+    { title: 'edit acknowledged, median ms', value: (r) => ms(r.acknowledgedMs.median), right: true },
+    { title: 'after the answer, median ms', value: (r) => ms(r.afterAnswerMs?.median), right: true },
+    { title: 'after the answer, slowest ms', value: (r) => ms(r.afterAnswerMs?.max), right: true },
+  ];
+  return formatTable(results, columns);
+}
