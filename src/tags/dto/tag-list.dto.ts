@@ -1,7 +1,5 @@
-import { ApiProperty, ApiPropertyOptional, ApiSchema } from '@nestjs/swagger';
-import { Transform } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import { MAX_OFFSET, toStrictInteger } from '../../common/pagination/pagination-query.dto.js';
+import { ApiProperty, ApiSchema } from '@nestjs/swagger';
+import { PageLimit, PageOffset } from '../../common/pagination/pagination-query.dto.js';
 
 /**
  * A page of tags by default: a tag's summary is a few dozen bytes, so pages are larger than the
@@ -17,29 +15,14 @@ export class ListTagsQueryDto {
    * How many tags, 1 to 1000.
    * @example 100
    */
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_TAG_PAGE_SIZE,
-    default: DEFAULT_TAG_PAGE_SIZE,
-  })
-  @IsOptional()
-  @Transform(toStrictInteger)
-  @IsInt()
-  @Min(1)
-  @Max(MAX_TAG_PAGE_SIZE)
+  @PageLimit(MAX_TAG_PAGE_SIZE, DEFAULT_TAG_PAGE_SIZE)
   limit?: number;
 
   /**
    * How many tags to skip (in tag order), 0 or more.
    * @example 0
    */
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: MAX_OFFSET, default: 0 })
-  @IsOptional()
-  @Transform(toStrictInteger)
-  @IsInt()
-  @Min(0)
-  @Max(MAX_OFFSET)
+  @PageOffset()
   offset?: number;
 }
 
