@@ -1,6 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import type { AppConfig, MailSettings } from '../config/app-config.js';
 import { APP_CONFIG } from '../config/config.tokens.js';
+import { PollLoop } from '../common/poll-loop.js';
 import { MailOutbox } from './mail-outbox.js';
 import { MailSender } from './mail-sender.js';
 import { MailRepository, type HeldMail } from './mail.repository.js';
@@ -25,10 +26,7 @@ export class MailDispatcher implements OnApplicationBootstrap, OnApplicationShut
   private readonly logger = new Logger('Mail');
   private readonly settings?: MailSettings;
   private sender?: MailSender;
-  private running = false;
-  private loop?: Promise<void>;
-  private wakeUp?: () => void;
-  private woken = false;
+  private readonly loop = new PollLoop(() => this.round(), POLL_INTERVAL_MS);
   private pruneTimer?: NodeJS.Timeout;
   /** Claimed and not yet attempted: released at shutdown. */
   private readonly held = new Set<string>();
@@ -39,65 +37,45 @@ export class MailDispatcher implements OnApplicationBootstrap, OnApplicationShut
     @Inject(APP_CONFIG) config: AppConfig,
   ) {
     this.settings = config.mail;
-    outbox.listen(() => this.wake());
+    outbox.listen(() => this.loop.wake());
   }
 
   onApplicationBootstrap(): void {
     if (!this.settings) return;
     this.sender = new MailSender(this.settings);
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
     this.pruneTimer = setInterval(() => void this.prune(), PRUNE_INTERVAL_MS);
     this.pruneTimer.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
+    if (!this.loop.running) return;
     clearInterval(this.pruneTimer);
-    this.wake();
-    await this.loop;
+    await this.loop.stop();
     await this.repository.release([...this.held]).catch(() => undefined);
     this.sender?.close();
   }
 
-  private wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      this.woken = false;
-      try {
-        await this.sendDue();
-      } catch (error) {
-        // The database was away: the next round tries again; nothing is lost.
-        this.logger.warn(`Reading the mail outbox failed: ${(error as Error).message}`);
-      }
-      if (!this.running) break;
-      if (!this.woken) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, POLL_INTERVAL_MS);
-          this.wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wakeUp = undefined;
-      }
+  /** One round of the loop: what is due, sent. */
+  private async round(): Promise<boolean> {
+    try {
+      await this.sendDue();
+    } catch (error) {
+      // The database was away: the next round tries again; nothing is lost.
+      this.logger.warn(`Reading the mail outbox failed: ${(error as Error).message}`);
     }
+    return false;
   }
 
   /** Sends what is due until nothing is, or the instance stops. */
   private async sendDue(): Promise<void> {
-    while (this.running) {
+    while (this.loop.running) {
       const now = new Date();
       const claimed = await this.repository.claim(now, new Date(now.getTime() + HOLD_MS));
       if (claimed.length === 0) return;
       for (const message of claimed) this.held.add(message.id);
       for (const message of claimed) {
-        if (!this.running) return;
+        if (!this.loop.running) return;
         await this.attempt(message);
         this.held.delete(message.id);
       }

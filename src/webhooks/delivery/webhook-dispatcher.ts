@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { PollLoop } from '../../common/poll-loop.js';
 import type { AppConfig } from '../../config/app-config.js';
 import { APP_CONFIG } from '../../config/config.tokens.js';
 import { ServiceCounters } from '../../metrics/service-counters.js';
@@ -91,10 +92,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   private held = 0;
   private inFlight = 0;
   private readonly cutOff = new AbortController();
-  private running = false;
-  private loop?: Promise<void>;
-  private wakeUp?: () => void;
-  private woken = false;
+  private readonly loop: PollLoop;
   private pruneTimer?: NodeJS.Timeout;
   private readonly settled = new Set<Promise<void>>();
 
@@ -106,12 +104,12 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     @Inject(DELIVERY_OPTIONS) private readonly options: DeliveryOptions,
   ) {
     this.sender = new WebhookSender(config.webhooks.timeoutMs, config.webhooks.allowPrivate, this.cutOff.signal);
+    this.loop = new PollLoop(() => this.round(), options.pollIntervalMs);
     signal.listen({ stored: () => this.wakeSoon(), endpointRemoved: (id) => this.forgetEndpoint(id) });
   }
 
   onApplicationBootstrap(): void {
-    this.running = true;
-    this.loop = this.run();
+    this.loop.start();
     this.pruneTimer = setInterval(() => void this.prune(), PRUNE_INTERVAL_MS);
     this.pruneTimer.unref();
   }
@@ -122,12 +120,10 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
    * messages for the next instance. Runs before the global DatabaseModule closes the connections.
    */
   async onApplicationShutdown(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
+    if (!this.loop.running) return;
     clearInterval(this.pruneTimer);
     clearTimeout(this.wakeTimer);
-    this.wake();
-    await this.loop;
+    await this.loop.stop();
     const queued = [...this.lanes.values()].flatMap((lane) => this.dropQueue(lane));
     await this.release(queued);
     const all = Promise.all([...this.settled]);
@@ -141,8 +137,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
 
   /** Looks for due messages now (shutdown, an endpoint running low, messages stored a moment ago). */
   wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
+    this.loop.wake();
   }
 
   /**
@@ -203,35 +198,16 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
   /** Attempts this instance has made (and recorded) since it started. */
   attemptsMade = 0;
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      this.woken = false;
-      let full = false;
-      const room = MAX_HELD - this.held;
-      if (room > 0) {
-        try {
-          full = await this.claimAndQueue(room);
-        } catch (error) {
-          this.logger.warn(`Could not claim webhook messages: ${String(error)}`);
-        }
-      }
-      // A claim that took all it had room for may have left more: claim again at once.
-      if (full && this.running) continue;
-      if (!this.woken && this.running) await this.idle();
+  /** One round of the loop: a claim into the lanes; again at once when it took all it had room for. */
+  private async round(): Promise<boolean> {
+    const room = MAX_HELD - this.held;
+    if (room <= 0) return false;
+    try {
+      return await this.claimAndQueue(room);
+    } catch (error) {
+      this.logger.warn(`Could not claim webhook messages: ${String(error)}`);
+      return false;
     }
-  }
-
-  private idle(): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.wakeUp = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, this.options.pollIntervalMs);
-      timer.unref();
-      this.wakeUp = done;
-    });
   }
 
   /** One claim into the lanes; whether it took as many as it had room for. */
@@ -257,7 +233,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     for (const [endpointId, lane] of this.lanes) {
       if (!busy.includes(endpointId)) lane.more = (taken.get(endpointId) ?? 0) >= CLAIM_PER_ENDPOINT;
     }
-    if (!this.running) {
+    if (!this.loop.running) {
       // Shutdown began during the claim: onApplicationShutdown releases what the lanes hold.
       return false;
     }
@@ -293,7 +269,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnApplicationS
     const now = Date.now();
     const needed = this.config.webhooks.timeoutMs + START_MARGIN_MS;
     let progress = true;
-    while (progress && this.inFlight < MAX_ATTEMPTS_IN_FLIGHT && this.running) {
+    while (progress && this.inFlight < MAX_ATTEMPTS_IN_FLIGHT && this.loop.running) {
       progress = false;
       for (const lane of this.lanes.values()) {
         if (this.inFlight >= MAX_ATTEMPTS_IN_FLIGHT) break;
