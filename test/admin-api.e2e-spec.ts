@@ -5,6 +5,7 @@ import { ReportsService } from '../src/reports/reports.service.js';
 import { ADMIN_SCOPE, SCOPES } from '../src/auth/scopes.js';
 import { createAccountWithToken, createAdminWithToken, newClient, type TestAccount } from './support/factories.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
+import { createLink, visit as visitLink } from './support/api-client.js';
 
 const NO_RATE_LIMITS = { RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000', TRUST_PROXY: '1' };
 
@@ -27,15 +28,9 @@ afterAll(async () => {
   await testApp.close();
 });
 
-async function createLink(account: TestAccount | null, json: Record<string, unknown>): Promise<Link> {
-  const response = await testApp.request('/api/links', {
-    method: 'POST',
-    headers: { ...newClient(), ...(account?.apiKey ?? {}) },
-    json,
-  });
-  expect(response.status).toBe(201);
-  return (await response.json()) as Link;
-}
+/** A link of `account` (null: anonymous), from an address of its own. */
+const newLink = (account: TestAccount | null, json: Record<string, unknown>) =>
+  createLink(testApp, account, json, newClient()) as Promise<Link>;
 
 async function getLink(account: TestAccount, code: string): Promise<Link> {
   const response = await testApp.request(`/api/links/${code}`, { headers: account.apiKey });
@@ -45,7 +40,7 @@ async function getLink(account: TestAccount, code: string): Promise<Link> {
 
 /** Follows a short link: its status, and its target or page. */
 async function visit(code: string, method = 'GET'): Promise<{ status: number; location: string | null; body: string }> {
-  const response = await testApp.request(`/${code}`, { method, headers: newClient() });
+  const response = await visitLink(testApp, code, newClient(), method);
   return { status: response.status, location: response.headers.get('location'), body: await response.text() };
 }
 
@@ -85,7 +80,7 @@ describe('the admin API refuses everyone but an admin token with the scope admin
 
   beforeAll(async () => {
     await testApp.app.get(PrismaService).blockedHost.create({ data: { host: 'victim.example', createdBy: 'test' } });
-    victim = await createLink(owner, { url: 'https://fine.example/', custom_code: 'VICTIM1' });
+    victim = await newLink(owner, { url: 'https://fine.example/', custom_code: 'VICTIM1' });
   });
   afterAll(async () => {
     await testApp.app.get(PrismaService).blockedHost.deleteMany({ where: { host: 'victim.example' } });
@@ -247,14 +242,14 @@ describe('blocked hosts', () => {
   });
 
   it('disables every live link to the host and its subdomains at once (device targets too), and nothing else', async () => {
-    const apex = await createLink(owner, { url: 'https://phish.example/login' });
+    const apex = await newLink(owner, { url: 'https://phish.example/login' });
     await visit(apex.code); // cached by this instance before the block
-    const sub = await createLink(owner, { url: 'http://WWW.phish.example:8080/x' });
-    const anonymous = await createLink(null, { url: 'https://deep.a.phish.example/' });
-    const device = await createLink(owner, { url: 'https://fine.example/', ios_url: 'https://phish.example/app' });
-    const lookalike = await createLink(owner, { url: 'https://notphish.example/' });
-    const inPath = await createLink(owner, { url: 'https://fine.example/phish.example/' });
-    const inQuery = await createLink(owner, { url: 'https://fine.example/?next=https://phish.example/' });
+    const sub = await newLink(owner, { url: 'http://WWW.phish.example:8080/x' });
+    const anonymous = await newLink(null, { url: 'https://deep.a.phish.example/' });
+    const device = await newLink(owner, { url: 'https://fine.example/', ios_url: 'https://phish.example/app' });
+    const lookalike = await newLink(owner, { url: 'https://notphish.example/' });
+    const inPath = await newLink(owner, { url: 'https://fine.example/phish.example/' });
+    const inQuery = await newLink(owner, { url: 'https://fine.example/?next=https://phish.example/' });
 
     const response = await block('phish.example');
 
@@ -274,7 +269,7 @@ describe('blocked hosts', () => {
   });
 
   it('answers a disabled link with 410 and a small page linking to /report (HEAD: the status alone)', async () => {
-    const link = await createLink(owner, { url: 'https://gone.example/' });
+    const link = await newLink(owner, { url: 'https://gone.example/' });
     expect((await block('gone.example')).status).toBe(201);
 
     const page = await testApp.request(`/${link.code}`, { headers: newClient() });
@@ -344,7 +339,7 @@ describe('blocked hosts', () => {
     expect(results[0].link?.url).toBe('https://fine.example/bulk');
     expect(results[1].error?.error).toBe('blocked_url');
 
-    const link = await createLink(owner, { url: 'https://fine.example/update' });
+    const link = await newLink(owner, { url: 'https://fine.example/update' });
     await expectBlocked(
       await testApp.request(`/api/links/${link.code}`, {
         method: 'PUT',
@@ -363,9 +358,9 @@ describe('blocked hosts', () => {
   });
 
   it('re-enables on unblocking only the links the block disabled, not those an admin disabled or another block holds', async () => {
-    const byBlock = await createLink(owner, { url: 'https://both.example/' });
-    const byAdmin = await createLink(owner, { url: 'https://both.example/by-hand' });
-    const byParent = await createLink(owner, { url: 'https://a.child.both.example/' });
+    const byBlock = await newLink(owner, { url: 'https://both.example/' });
+    const byAdmin = await newLink(owner, { url: 'https://both.example/by-hand' });
+    const byParent = await newLink(owner, { url: 'https://a.child.both.example/' });
     expect(
       (await adminCall(`links/${byAdmin.code}/disable`, { method: 'POST', json: { reason: 'Phishing kit' } })).status,
     ).toBe(200);
@@ -390,7 +385,7 @@ describe('blocked hosts', () => {
 
 describe('disabling and enabling links by hand', () => {
   it('enables a link a block disabled once its owner moved it off the host (unblocking could not find it)', async () => {
-    const link = await createLink(owner, { url: 'https://moved-away.example/' });
+    const link = await newLink(owner, { url: 'https://moved-away.example/' });
     expect((await block('moved-away.example')).status).toBe(201);
     const moved = await testApp.request(`/api/links/${link.code}`, {
       method: 'PUT',
@@ -407,7 +402,7 @@ describe('disabling and enabling links by hand', () => {
   });
 
   it('disables any account’s link (the cached redirect too), resolves its open reports, and enables it again', async () => {
-    const link = await createLink(owner, { url: 'https://by-hand.example/' });
+    const link = await newLink(owner, { url: 'https://by-hand.example/' });
     expect((await visit(link.code)).status).toBe(302);
     const report = await testApp.app.get(ReportsService).submit({
       short_url: `${TEST_SHORT_BASE_URL}/${link.code}`,
@@ -457,7 +452,7 @@ describe('disabling and enabling links by hand', () => {
   });
 
   it('answers 404 for an unknown code, 400 without a reason or with an overlong one, and changes nothing', async () => {
-    const link = await createLink(owner, { url: 'https://kept.example/' });
+    const link = await newLink(owner, { url: 'https://kept.example/' });
     const answers = await Promise.all([
       adminCall('links/NoSuchCode/disable', { method: 'POST', json: { reason: 'x' } }),
       adminCall('links/NoSuchCode/enable', { method: 'POST' }),
@@ -475,7 +470,7 @@ describe('disabling and enabling links by hand', () => {
 
 describe('reports through the admin API', () => {
   it('lists open reports, newest first, in the contract’s shape; a bad status is 400', async () => {
-    const link = await createLink(owner, { url: 'https://reported.example/' });
+    const link = await newLink(owner, { url: 'https://reported.example/' });
     const report = await testApp.app
       .get(ReportsService)
       .submit({ short_url: link.code, reason: 'spam', details: '<b>spam</b>', email: 'Someone@Example.test' });
@@ -502,8 +497,8 @@ describe('reports through the admin API', () => {
 describe('disabled accounts', () => {
   it('answer 403 account_disabled to their tokens, disable their links, and bring them back when enabled', async () => {
     const user = await createAccountWithToken(testApp);
-    const live = await createLink(user, { url: 'https://user-live.example/' });
-    const onBlocked = await createLink(user, { url: 'https://user-blocked.example/' });
+    const live = await newLink(user, { url: 'https://user-live.example/' });
+    const onBlocked = await newLink(user, { url: 'https://user-blocked.example/' });
     await visit(live.code);
     const accounts = testApp.app.get(AccountsService);
 

@@ -2,18 +2,16 @@
 // reports a link on /report, then an admin acts on it in /admin (reports, links, accounts,
 // blocked hosts, the audit log), with script on and off and by keyboard; axe-core checks every
 // page at desktop and phone sizes; screenshots go to .cache/screenshots/.
-import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
-import { launchChromium, PERSON_USER_AGENT } from './support/browser/chromium.js';
+import { launchChromium } from './support/browser/chromium.js';
+import { newPersonPage, SIZES } from './support/browser/pages.js';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
-import { seriousViolations, tabThrough, walkedCleanly } from './support/browser/page-checks.js';
+import { tabThrough, violationsOnPages, walkedCleanly } from './support/browser/page-checks.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
-
-const PASSWORD = 'correct horse battery';
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
+import { createLink } from './support/api-client.js';
+import { newEmail, PASSWORD } from './support/people.js';
 
 describe('running a public instance in a browser', () => {
   let testApp: TestApp;
@@ -23,22 +21,12 @@ describe('running a public instance in a browser', () => {
   let nextAddress = 1;
 
   /** A browser of its own, from an address of its own (the report limit counts per address). */
-  async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
-    const n = nextAddress++;
-    const context = await browser.newContext({
-      baseURL: testApp.baseUrl,
-      viewport: DESKTOP,
-      extraHTTPHeaders: { 'x-forwarded-for': `192.0.2.${n}` },
-      userAgent: PERSON_USER_AGENT,
-      ...options,
-    });
-    contexts.push(context);
-    return context.newPage();
-  }
+  const newPage = (options?: BrowserContextOptions) =>
+    newPersonPage(browser, testApp.baseUrl, contexts, options, { 'x-forwarded-for': `192.0.2.${nextAddress++}` });
 
   /** An admin of the instance (made as the CLI makes one), signed in on `page` through /login. */
   async function signInAsAdmin(page: Page): Promise<string> {
-    const email = `admin-${randomBytes(4).toString('hex')}@example.test`;
+    const email = newEmail('admin');
     const accounts = testApp.app.get(AccountsService);
     const account = await accounts.create(email, { admin: true });
     await accounts.setPassword(account.id, PASSWORD);
@@ -53,12 +41,6 @@ describe('running a public instance in a browser', () => {
   /** The admin pages' own navigation (the main one has a "Links" too). */
   function adminNav(page: Page) {
     return page.getByRole('navigation', { name: 'Administration' });
-  }
-
-  async function createLink(url: string): Promise<string> {
-    const response = await testApp.request('/api/links', { method: 'POST', headers: owner.apiKey, json: { url } });
-    expect(response.status).toBe(201);
-    return ((await response.json()) as { code: string }).code;
   }
 
   async function status(code: string): Promise<number> {
@@ -86,8 +68,8 @@ describe('running a public instance in a browser', () => {
   });
 
   it('a visitor reports a link; an admin disables it, blocks its host, disables and enables its account', async () => {
-    const phishing = await createLink('https://login.phish.example/bank');
-    const sameHost = await createLink('https://phish.example/other');
+    const phishing = (await createLink(testApp, owner, { url: 'https://login.phish.example/bank' })).code;
+    const sameHost = (await createLink(testApp, owner, { url: 'https://phish.example/other' })).code;
 
     const visitor = await newPage();
     await visitor.goto('/login');
@@ -163,7 +145,7 @@ describe('running a public instance in a browser', () => {
   it('works with JavaScript turned off: disabling with a reason, enabling, deleting after confirming', async () => {
     const page = await newPage({ javaScriptEnabled: false });
     await signInAsAdmin(page);
-    const code = await createLink('https://no-script.example/');
+    const code = (await createLink(testApp, owner, { url: 'https://no-script.example/' })).code;
     const doomed = await createAccountWithToken(testApp);
 
     await page.goto(`/admin/links?q=${code}`);
@@ -194,7 +176,7 @@ describe('running a public instance in a browser', () => {
   });
 
   it('reaches every control with Tab, each with a visible focus ring', async () => {
-    const code = await createLink('https://keyboard.example/');
+    const code = (await createLink(testApp, owner, { url: 'https://keyboard.example/' })).code;
     await testApp.app.get(PrismaService).report.create({ data: { code, reason: 'spam', details: 'keyboard' } });
     await testApp.app
       .get(PrismaService)
@@ -216,19 +198,17 @@ describe('running a public instance in a browser', () => {
     }
   });
 
-  describe.each([
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ])('at %s size', (size, viewport) => {
+  describe.each(SIZES)('at %s size', (size, viewport) => {
     it('has no serious or critical axe-core violations, and leaves screenshots', async () => {
       // The CSP (rightly) refuses inline script; axe is injected as one, so only this context bypasses it.
       const page = await newPage({ viewport, bypassCSP: true });
-      const found: Record<string, string[]> = {};
-      const check = async (name: string) => {
-        found[name] = await seriousViolations(page, `${name}-${size}`);
-      };
-      const reported = await createLink(`https://screens-${size}.example/a/long/path/to/a/page/that/imitates/a/bank`);
-      const disabled = await createLink(`https://disabled-${size}.example/`);
+      const { found, check } = violationsOnPages(page, size);
+      const reported = (
+        await createLink(testApp, owner, {
+          url: `https://screens-${size}.example/a/long/path/to/a/page/that/imitates/a/bank`,
+        })
+      ).code;
+      const disabled = (await createLink(testApp, owner, { url: `https://disabled-${size}.example/` })).code;
 
       await page.goto('/report');
       await check('report');

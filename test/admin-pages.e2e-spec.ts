@@ -1,12 +1,12 @@
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { DashboardCookies } from '../src/auth/sessions/dashboard-cookies.js';
-import { SessionsService } from '../src/auth/sessions/sessions.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { ReportsService } from '../src/reports/reports.service.js';
 import { createAccountWithToken, createAdminWithToken, newClient, type TestAccount } from './support/factories.js';
-import { Browser } from './support/browser/form-browser.js';
+import { Browser, signedInBrowser } from './support/browser/form-browser.js';
 import { routesOf } from './support/routes.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
+import { createLink, visit } from './support/api-client.js';
 
 const APP_ENV = { RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000', TRUST_PROXY: '1' };
 const SCRIPT = '<script>alert(1)</script>';
@@ -23,24 +23,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await testApp.close();
 });
-
-/** A browser signed in to the account (a session started by the service, as signing in does). */
-async function signedIn(accountId: string): Promise<Browser> {
-  const browser = new Browser(testApp);
-  const id = await testApp.app.get(SessionsService).start(accountId);
-  browser.cookies.set(testApp.app.get(DashboardCookies).name('session'), id);
-  return browser;
-}
-
-async function createLink(account: TestAccount, url: string): Promise<string> {
-  const response = await testApp.request('/api/links', { method: 'POST', headers: account.apiKey, json: { url } });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { code: string }).code;
-}
-
-function visit(code: string): Promise<number> {
-  return testApp.request(`/${code}`, { headers: newClient() }).then((response) => response.status);
-}
 
 /** The audit log and the changeable state, to show that a refused request changed nothing. */
 async function state(): Promise<unknown> {
@@ -59,13 +41,13 @@ async function state(): Promise<unknown> {
 
 describe('admin pages as an attacker tries them', () => {
   it('answer 404 to a signed-in non-admin on every /admin route, form token or not, and change nothing', async () => {
-    const code = await createLink(user, 'https://victim.example/');
+    const code = (await createLink(testApp, user, { url: 'https://victim.example/' })).code;
     const report = await testApp.app
       .get(ReportsService)
       .submit({ short_url: code, reason: 'spam', details: '', email: '' });
     const routes = routesOf(testApp).filter((route) => route.path === '/admin' || route.path.startsWith('/admin/'));
     expect(routes.length).toBeGreaterThanOrEqual(14);
-    const browser = await signedIn(user.accountId);
+    const browser = await signedInBrowser(testApp, user.accountId);
     // A real form token of the user's own session: the guard still refuses before any action.
     const csrf = await browser.csrfFrom('/dashboard');
     const before = await state();
@@ -84,7 +66,7 @@ describe('admin pages as an attacker tries them', () => {
 
     expect(answers).toEqual(routes.map((route) => `${route.method} ${route.path} 404`));
     expect(await state()).toEqual(before);
-    expect(await visit(code)).toBe(302);
+    expect((await visit(testApp, code)).status).toBe(302);
   });
 
   it('sends a signed-out visitor to sign in, and refuses an admin’s form without its session’s token', async () => {
@@ -93,8 +75,8 @@ describe('admin pages as an attacker tries them', () => {
     expect(page.status).toBe(303);
     expect(page.headers.get('location')).toBe(`/login?next=${encodeURIComponent('/admin/accounts?q=x')}`);
 
-    const code = await createLink(user, 'https://csrf.example/');
-    const browser = await signedIn(admin.accountId);
+    const code = (await createLink(testApp, user, { url: 'https://csrf.example/' })).code;
+    const browser = await signedInBrowser(testApp, admin.accountId);
     const before = await state();
     for (const csrf of ['', 'forged', await new Browser(testApp).csrfFrom('/login')]) {
       const response = await browser.post(`/admin/links/${code}/disable`, { reason: 'csrf' }, csrf);
@@ -105,8 +87,8 @@ describe('admin pages as an attacker tries them', () => {
   });
 
   it('shows "Admin" in the navigation to admins only', async () => {
-    const adminPage = await (await (await signedIn(admin.accountId)).get('/dashboard')).text();
-    const userPage = await (await (await signedIn(user.accountId)).get('/dashboard')).text();
+    const adminPage = await (await (await signedInBrowser(testApp, admin.accountId)).get('/dashboard')).text();
+    const userPage = await (await (await signedInBrowser(testApp, user.accountId)).get('/dashboard')).text();
 
     expect(adminPage).toContain('<a href="/admin">Admin</a>');
     expect(userPage).not.toContain('href="/admin"');
@@ -117,7 +99,7 @@ describe('admin pages for an admin', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    browser = await signedIn(admin.accountId);
+    browser = await signedInBrowser(testApp, admin.accountId);
   });
 
   it('shows the overview and every section', async () => {
@@ -163,7 +145,7 @@ describe('admin pages for an admin', () => {
   });
 
   it('blocks and unblocks a host from the page; a bad host is said next to the field, escaped', async () => {
-    const code = await createLink(user, 'https://page-blocked.example/');
+    const code = (await createLink(testApp, user, { url: 'https://page-blocked.example/' })).code;
 
     const blocked = await browser.post('/admin/blocked-hosts', { host: 'Page-Blocked.Example.' });
     expect(blocked.status).toBe(303);
@@ -172,7 +154,7 @@ describe('admin pages for an admin', () => {
     );
     const page = await (await browser.get(blocked.headers.get('location')!)).text();
     expect(page).toContain('is blocked: 1 link to it disabled.');
-    expect(await visit(code)).toBe(410);
+    expect((await visit(testApp, code)).status).toBe(410);
 
     const refused = await browser.post('/admin/blocked-hosts', { host: `https://${SCRIPT}/` });
     expect(refused.status).toBe(400);
@@ -192,7 +174,7 @@ describe('admin pages for an admin', () => {
       '/admin/blocked-hosts',
     );
     expect(unblocked.status).toBe(303);
-    expect(await visit(code)).toBe(302);
+    expect((await visit(testApp, code)).status).toBe(302);
     const gone = await browser.post(
       '/admin/blocked-hosts/remove',
       { host: 'page-blocked.example' },
@@ -205,7 +187,8 @@ describe('admin pages for an admin', () => {
   it('counts every link (anonymous ones too) and one account’s, listing them newest first', async () => {
     const owner = await createAccountWithToken(testApp);
     const owned = [];
-    for (const n of [1, 2, 3]) owned.push(await createLink(owner, `https://counted.example/${n}`));
+    for (const n of [1, 2, 3])
+      owned.push((await createLink(testApp, owner, { url: `https://counted.example/${n}` })).code);
     const anonymous = await testApp.request('/api/links', {
       method: 'POST',
       headers: newClient(),
@@ -240,7 +223,7 @@ describe('admin pages for an admin', () => {
   });
 
   it('finds links by code, URL or host, disables one with a reason and enables it, back on the same list', async () => {
-    const code = await createLink(user, 'https://Searchable.example/Some/Path');
+    const code = (await createLink(testApp, user, { url: 'https://Searchable.example/Some/Path' })).code;
     const list = await (await browser.get('/admin/links?q=SEARCHABLE.example')).text();
     expect(list).toContain(`${TEST_SHORT_BASE_URL}/${code}`);
     expect(list).toContain(user.email);
@@ -253,7 +236,7 @@ describe('admin pages for an admin', () => {
     );
     expect(noReason.status).toBe(400);
     expect(await noReason.text()).toContain('Give a reason');
-    expect(await visit(code)).toBe(302);
+    expect((await visit(testApp, code)).status).toBe(302);
 
     const disabled = await browser.post(
       `/admin/links/${code}/disable`,
@@ -263,7 +246,7 @@ describe('admin pages for an admin', () => {
     );
     expect(disabled.status).toBe(303);
     expect(disabled.headers.get('location')).toBe('/admin/links?q=searchable&page=1&done=link-disabled');
-    expect(await visit(code)).toBe(410);
+    expect((await visit(testApp, code)).status).toBe(410);
     const shown = await (await browser.get(`/admin/links?q=${code}`)).text();
     expect(shown).toContain('Phishing &lt;script&gt;');
     expect(shown).not.toContain(SCRIPT);
@@ -277,13 +260,13 @@ describe('admin pages for an admin', () => {
     );
     expect(enabled.status).toBe(303);
     expect(enabled.headers.get('location')).toBe('/admin/links?done=link-enabled');
-    expect(await visit(code)).toBe(302);
+    expect((await visit(testApp, code)).status).toBe(302);
   });
 
   it('disables, enables and deletes accounts; refuses its own and says why', async () => {
     const other = await createAccountWithToken(testApp);
-    const code = await createLink(other, 'https://other-account.example/');
-    const otherBrowser = await signedIn(other.accountId);
+    const code = (await createLink(testApp, other, { url: 'https://other-account.example/' })).code;
+    const otherBrowser = await signedInBrowser(testApp, other.accountId);
     expect((await otherBrowser.get('/dashboard')).status).toBe(200);
 
     const list = await (await browser.get(`/admin/accounts?q=${other.email.slice(0, 12).toUpperCase()}`)).text();
@@ -298,7 +281,7 @@ describe('admin pages for an admin', () => {
     expect(disabled.status).toBe(303);
     expect((await otherBrowser.get('/dashboard')).status).toBe(303);
     expect((await testApp.request('/api/links', { headers: other.bearer })).status).toBe(403);
-    expect(await visit(code)).toBe(410);
+    expect((await visit(testApp, code)).status).toBe(410);
 
     const self = await browser.post(
       `/admin/accounts/${admin.accountId}/disable`,
@@ -319,18 +302,18 @@ describe('admin pages for an admin', () => {
     expect(
       (await browser.post(`/admin/accounts/${other.accountId}/enable`, {}, undefined, '/admin/accounts')).status,
     ).toBe(303);
-    expect(await visit(code)).toBe(302);
+    expect((await visit(testApp, code)).status).toBe(302);
     expect(
       (await browser.post(`/admin/accounts/${other.accountId}/delete`, {}, undefined, '/admin/accounts')).status,
     ).toBe(303);
-    expect(await visit(code)).toBe(404);
+    expect((await visit(testApp, code)).status).toBe(404);
     expect(await testApp.app.get(AccountsService).findById(other.accountId)).toBeNull();
     const unknown = await browser.post('/admin/accounts/no-such-id/enable', {}, undefined, '/admin/accounts');
     expect(unknown.status).toBe(404);
   });
 
   it('acts on open reports: disabling the link resolves it, dismissing closes it; details are escaped', async () => {
-    const code = await createLink(user, 'https://reported-page.example/');
+    const code = (await createLink(testApp, user, { url: 'https://reported-page.example/' })).code;
     const reports = testApp.app.get(ReportsService);
     const first = await reports.submit({
       short_url: `${TEST_SHORT_BASE_URL}/${code}`,
@@ -362,7 +345,7 @@ describe('admin pages for an admin', () => {
       '/admin/reports',
     );
     expect(disabled.status).toBe(303);
-    expect(await visit(code)).toBe(410);
+    expect((await visit(testApp, code)).status).toBe(410);
     expect((await reports.get(first.id)).status).toBe('resolved');
     expect((await reports.get(second.id)).status).toBe('dismissed');
     expect((await browser.post('/admin/reports/not-a-report/dismiss', {}, undefined, '/admin/reports')).status).toBe(
@@ -397,12 +380,12 @@ describe('signing in to a disabled account', () => {
 
 describe('the owner of a disabled link', () => {
   it('sees it disabled in the list and on its page, with no way to enable it', async () => {
-    const code = await createLink(user, 'https://owner-sees.example/');
+    const code = (await createLink(testApp, user, { url: 'https://owner-sees.example/' })).code;
     await testApp.app.get(PrismaService).link.update({
       where: { code },
       data: { disabledAt: new Date('2026-11-20T08:00:00Z'), disabledCause: 'admin', disabledReason: 'Phishing' },
     });
-    const browser = await signedIn(user.accountId);
+    const browser = await signedInBrowser(testApp, user.accountId);
 
     const list = await (await browser.get(`/dashboard?q=${code}`)).text();
     expect(list).toContain('<span class="badge">disabled</span>');
@@ -415,9 +398,9 @@ describe('the owner of a disabled link', () => {
 
 describe('the tokens page', () => {
   it('offers the scope admin to admins only, never ticked at first, and refuses it to anyone else', async () => {
-    const adminPage = await (await (await signedIn(admin.accountId)).get('/dashboard/tokens')).text();
+    const adminPage = await (await (await signedInBrowser(testApp, admin.accountId)).get('/dashboard/tokens')).text();
     expect(adminPage).toContain('<input type="checkbox" name="scopes" value="admin">');
-    const browser = await signedIn(user.accountId);
+    const browser = await signedInBrowser(testApp, user.accountId);
     expect(await (await browser.get('/dashboard/tokens')).text()).not.toContain('value="admin"');
 
     const forged = await browser.post('/dashboard/tokens', { name: 'sneaky', scopes: ['links:read', 'admin'] });

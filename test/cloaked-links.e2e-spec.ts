@@ -1,8 +1,6 @@
-import { DashboardCookies } from '../src/auth/sessions/dashboard-cookies.js';
-import { SessionsService } from '../src/auth/sessions/sessions.service.js';
 import { ReportsService } from '../src/reports/reports.service.js';
 import { createAccountWithToken, createAdminWithToken, newClient, type TestAccount } from './support/factories.js';
-import { Browser } from './support/browser/form-browser.js';
+import { signedInBrowser } from './support/browser/form-browser.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 
 /**
@@ -36,13 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await testApp.close();
 });
-
-async function signedIn(accountId: string): Promise<Browser> {
-  const browser = new Browser(testApp);
-  const id = await testApp.app.get(SessionsService).start(accountId);
-  browser.cookies.set(testApp.app.get(DashboardCookies).name('session'), id);
-  return browser;
-}
 
 /** An anonymous link, as anyone on the internet makes one. */
 async function cloakedLink(json: Record<string, unknown>): Promise<string> {
@@ -78,7 +69,7 @@ describe('a link cloaked behind device targets', () => {
   });
 
   it('is found on the admin links page by its iOS or Android host, in any case, and shows every destination', async () => {
-    const browser = await signedIn(admin.accountId);
+    const browser = await signedInBrowser(testApp, admin.accountId);
     for (const q of ['ios-phish.example', 'IOS-PHISH.example', 'android-phish', 'google/verify']) {
       const page = await (await browser.get(`/admin/links?q=${encodeURIComponent(q)}`)).text();
       expect({ q, found: page.includes(`${TEST_SHORT_BASE_URL}/${code}<`) }).toEqual({ q, found: true });
@@ -93,7 +84,7 @@ describe('a link cloaked behind device targets', () => {
     await testApp.app
       .get(ReportsService)
       .submit({ short_url: `${TEST_SHORT_BASE_URL}/${code}`, reason: 'phishing', details: 'on my phone', email: '' });
-    const browser = await signedIn(admin.accountId);
+    const browser = await signedInBrowser(testApp, admin.accountId);
 
     const page = await (await browser.get('/admin/reports')).text();
     const report = page.slice(page.indexOf(`${TEST_SHORT_BASE_URL}/${code}`));

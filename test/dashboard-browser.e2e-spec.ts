@@ -6,35 +6,21 @@ import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playw
 import { ClickCounter } from '../src/clicks/click-counter.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { sumRollups } from './support/database/click-history.js';
-import { launchChromium, PERSON_USER_AGENT } from './support/browser/chromium.js';
-import { newClient } from './support/factories.js';
-import { seriousViolations, tabThrough, walkedCleanly } from './support/browser/page-checks.js';
+import { launchChromium } from './support/browser/chromium.js';
+import { newPersonPage, SIZES } from './support/browser/pages.js';
+import { tabThrough, violationsOnPages, walkedCleanly } from './support/browser/page-checks.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 import { newEmail, PASSWORD, signUpInPage } from './support/people.js';
 
 const NEW_PASSWORD = 'a brand new password';
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 describe('Account dashboard in a browser', () => {
   let testApp: TestApp;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
 
-  /** A fresh browser profile on the test app. */
-  async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
-    // Each page is a person of their own, from an address of their own (the app trusts
-    // X-Forwarded-For): sign-ups and sign-ins count per address.
-    const context = await browser.newContext({
-      baseURL: testApp.baseUrl,
-      viewport: DESKTOP,
-      extraHTTPHeaders: newClient(),
-      userAgent: PERSON_USER_AGENT,
-      ...options,
-    });
-    contexts.push(context);
-    return context.newPage();
-  }
+  /** A fresh browser profile on the test app: a person of their own, from an address of their own. */
+  const newPage = (options?: BrowserContextOptions) => newPersonPage(browser, testApp.baseUrl, contexts, options);
 
   /**
    * Opens a short URL in the browser as a visitor coming from `referer`; returns the service's
@@ -266,17 +252,11 @@ describe('Account dashboard in a browser', () => {
     }
   });
 
-  describe.each([
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ])('every page at %s size', (size, viewport) => {
+  describe.each(SIZES)('every page at %s size', (size, viewport) => {
     it('has no serious or critical axe-core violations, and leaves screenshots', async () => {
       // The CSP (rightly) refuses inline script; axe is injected as one, so only this context bypasses it.
       const page = await newPage({ viewport, bypassCSP: true });
-      const found: Record<string, string[]> = {};
-      const check = async (name: string) => {
-        found[name] = await seriousViolations(page, `${name}-${size}`);
-      };
+      const { found, check } = violationsOnPages(page, size);
 
       await page.goto('/');
       await check('front');

@@ -5,31 +5,19 @@
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { LinksService } from '../src/links/links.service.js';
-import { launchChromium, PERSON_USER_AGENT } from './support/browser/chromium.js';
-import { newClient } from './support/factories.js';
-import { focusedControl, seriousViolations, tabThrough, walkedCleanly } from './support/browser/page-checks.js';
+import { launchChromium } from './support/browser/chromium.js';
+import { newPersonPage, SIZES } from './support/browser/pages.js';
+import { focusedControl, tabThrough, violationsOnPages, walkedCleanly } from './support/browser/page-checks.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 import { newEmail, signUpInPage } from './support/people.js';
-
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 describe('Tags in the dashboard, in a browser', () => {
   let testApp: TestApp;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
 
-  async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
-    const context = await browser.newContext({
-      baseURL: testApp.baseUrl,
-      viewport: DESKTOP,
-      extraHTTPHeaders: newClient(),
-      userAgent: PERSON_USER_AGENT,
-      ...options,
-    });
-    contexts.push(context);
-    return context.newPage();
-  }
+  /** A fresh browser profile on the test app: a person of their own, from an address of their own. */
+  const newPage = (options?: BrowserContextOptions) => newPersonPage(browser, testApp.baseUrl, contexts, options);
 
   /** Signs up a new person; returns their account's id. */
   async function signUp(page: Page): Promise<string> {
@@ -219,17 +207,11 @@ describe('Tags in the dashboard, in a browser', () => {
     expect(await listedCodes(page)).toEqual([codes[1]]);
   });
 
-  describe.each([
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ])('the tag pages at %s size', (size, viewport) => {
+  describe.each(SIZES)('the tag pages at %s size', (size, viewport) => {
     it('have no serious or critical axe-core violations, and leave screenshots', async () => {
       // The CSP (rightly) refuses inline script; axe is injected as one, so only this context bypasses it.
       const page = await newPage({ viewport, bypassCSP: true });
-      const found: Record<string, string[]> = {};
-      const check = async (name: string) => {
-        found[name] = await seriousViolations(page, `${name}-${size}`);
-      };
+      const { found, check } = violationsOnPages(page, size);
 
       const accountId = await signUp(page);
       const codes = await makeLinks(accountId, 4);

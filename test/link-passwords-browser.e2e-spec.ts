@@ -3,22 +3,19 @@
 // with script off; the owner sets and removes the password and the device targets on the link's
 // page. axe-core checks the password page and the link page at desktop and phone sizes, and the
 // run leaves screenshots in .cache/screenshots/ (password-*.png).
-import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { LinksService } from '../src/links/links.service.js';
-import { launchChromium, PERSON_USER_AGENT } from './support/browser/chromium.js';
-import { createAccountWithToken, newClient } from './support/factories.js';
-import { focusedControl, seriousViolations, tabThrough, walkedCleanly } from './support/browser/page-checks.js';
+import { launchChromium } from './support/browser/chromium.js';
+import { newPersonPage, SIZES } from './support/browser/pages.js';
+import { createAccountWithToken } from './support/factories.js';
+import { focusedControl, tabThrough, violationsOnPages, walkedCleanly } from './support/browser/page-checks.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { newEmail, signUpInPage } from './support/people.js';
+import { newEmail, PASSWORD as ACCOUNT_PASSWORD, signUpInPage } from './support/people.js';
 
-const ACCOUNT_PASSWORD = 'correct horse battery';
 const LINK_PASSWORD = 'open sesame';
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 describe('Password-protected links in a browser', () => {
   let testApp: TestApp;
@@ -28,17 +25,8 @@ describe('Password-protected links in a browser', () => {
   let targetSite: Server;
   let TARGET: string;
 
-  async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
-    const context = await browser.newContext({
-      baseURL: testApp.baseUrl,
-      viewport: DESKTOP,
-      extraHTTPHeaders: newClient(),
-      userAgent: PERSON_USER_AGENT,
-      ...options,
-    });
-    contexts.push(context);
-    return context.newPage();
-  }
+  /** A fresh browser profile on the test app: a person of their own, from an address of their own. */
+  const newPage = (options?: BrowserContextOptions) => newPersonPage(browser, testApp.baseUrl, contexts, options);
 
   /** A link of a new account, protected by LINK_PASSWORD; its code. */
   async function protectedLink(): Promise<string> {
@@ -246,17 +234,11 @@ describe('Password-protected links in a browser', () => {
     });
   });
 
-  describe.each([
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ])('the pages at %s size', (size, viewport) => {
+  describe.each(SIZES)('the pages at %s size', (size, viewport) => {
     it('have no serious or critical axe-core violations, and leave screenshots', async () => {
       // The CSP (rightly) refuses inline script; axe is injected as one, so only this context bypasses it.
       const page = await newPage({ viewport, bypassCSP: true });
-      const found: Record<string, string[]> = {};
-      const check = async (name: string) => {
-        found[name] = await seriousViolations(page, `${name}-${size}`);
-      };
+      const { found, check } = violationsOnPages(page, size);
 
       const code = await protectedLink();
       await page.goto(`/${code}`);
@@ -272,7 +254,7 @@ describe('Password-protected links in a browser', () => {
         ios_url: 'https://apps.apple.com/app/id1',
         android_url: 'https://play.google.com/store/apps/details?id=com.example.app',
       });
-      const email = `a-${randomBytes(4).toString('hex')}@example.test`;
+      const email = newEmail('a');
       await page.goto('/signup');
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill(ACCOUNT_PASSWORD);

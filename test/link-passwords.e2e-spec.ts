@@ -12,6 +12,7 @@ import type { TestDatabase } from './support/database/test-database.js';
 import { startTwoInstances, type TwoInstances } from './support/processes/two-instances.js';
 import { LinkPasswordGuesses } from '../src/redirect/link-password-guesses.js';
 import { expectProblem } from './support/problems.js';
+import { createLink, requestAs, visit as visitLink, type ApiInit } from './support/api-client.js';
 
 // Many tests here try 30 or more passwords one after the other, each a scrypt hash of 128 MiB:
 // 40 to 60 s on an idle machine of two cores, more while other specs run beside them.
@@ -38,7 +39,6 @@ const ANDROID =
 const DESKTOP =
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
-type Init = RequestInit & { json?: unknown };
 type BulkResult = { link?: Link; error?: Problem };
 
 let instances: TwoInstances | undefined;
@@ -58,15 +58,8 @@ afterAll(async () => {
 
 const prisma = () => a.app.get(PrismaService);
 
-function api(path: string, init: Init = {}, instance = a): Promise<Response> {
-  return instance.request(path, { ...init, headers: { ...owner.apiKey, ...init.headers } });
-}
-
-async function create(json: Record<string, unknown>): Promise<Link> {
-  const response = await api('/api/links', { method: 'POST', json });
-  expect(response.status).toBe(201);
-  return (await response.json()) as Link;
-}
+const api = (path: string, init?: ApiInit, instance = a) => requestAs(instance, owner, path, init);
+const create = (json: Record<string, unknown>) => createLink(a, owner, json);
 
 async function put(code: string, json: Record<string, unknown>, instance = a): Promise<Link> {
   const response = await api(`/api/links/${code}`, { method: 'PUT', json }, instance);
@@ -75,9 +68,8 @@ async function put(code: string, json: Record<string, unknown>, instance = a): P
 }
 
 /** A visit as a browser makes it: GET, its user agent, an address of its own. */
-function visit(code: string, client: Record<string, string>, instance = a, userAgent = DESKTOP): Promise<Response> {
-  return instance.request(`/${code}`, { headers: { 'user-agent': userAgent, ...client } });
-}
+const visit = (code: string, client: Record<string, string>, instance = a, userAgent = DESKTOP) =>
+  visitLink(instance, code, { 'user-agent': userAgent, ...client });
 
 /** The form token of the password page `client` gets (none when the link shows no form). */
 async function formToken(code: string, client: Record<string, string>, instance = a): Promise<string | undefined> {

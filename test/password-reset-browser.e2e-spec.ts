@@ -2,18 +2,16 @@
 // sign-in page to the email (read from a real SMTP server on 127.0.0.1), its link, a new password
 // and signing in with it; by keyboard, with JavaScript off, and with axe-core at desktop and phone
 // sizes. Screenshots go to .cache/screenshots/ (password-reset-*.png).
-import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContext, BrowserContextOptions } from 'playwright-core';
 import { AccountsService } from '../src/accounts/accounts.service.js';
-import { launchChromium, PERSON_USER_AGENT } from './support/browser/chromium.js';
-import { newClient } from './support/factories.js';
+import { launchChromium } from './support/browser/chromium.js';
+import { newPersonPage, SIZES } from './support/browser/pages.js';
 import { MailSink } from './support/processes/mail-sink.js';
 import { seriousViolations, tabThrough, walkedCleanly } from './support/browser/page-checks.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
+import { PASSWORD as OLD_PASSWORD } from './support/people.js';
 
-const OLD_PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'purple elephant umbrella';
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 describe('Forgot password? in a browser', () => {
   let sink: MailSink;
@@ -22,17 +20,8 @@ describe('Forgot password? in a browser', () => {
   const contexts: BrowserContext[] = [];
   let nextEmail = 1;
 
-  async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
-    const context = await browser.newContext({
-      baseURL: testApp.baseUrl,
-      viewport: DESKTOP,
-      extraHTTPHeaders: newClient(),
-      userAgent: PERSON_USER_AGENT,
-      ...options,
-    });
-    contexts.push(context);
-    return context.newPage();
-  }
+  /** A fresh browser profile on the test app: a person of their own, from an address of their own. */
+  const newPage = (options?: BrowserContextOptions) => newPersonPage(browser, testApp.baseUrl, contexts, options);
 
   async function account(): Promise<string> {
     const email = `reset-${process.pid}-${nextEmail++}@example.test`;
@@ -119,10 +108,7 @@ describe('Forgot password? in a browser', () => {
     await page.getByRole('heading', { name: 'Password set' }).waitFor();
   });
 
-  it.each([
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ])('has no serious accessibility problem on its pages (%s)', async (size, viewport) => {
+  it.each(SIZES)('has no serious accessibility problem on its pages (%s)', async (size, viewport) => {
     const email = await account();
     const page = await newPage({ viewport, bypassCSP: true });
     const found: Record<string, string[]> = {};

@@ -9,6 +9,7 @@ import { createAccountWithToken, type TestAccount } from './support/factories.js
 import { TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 import { startTwoInstances, type TwoInstances } from './support/processes/two-instances.js';
 import { expectProblem } from './support/problems.js';
+import { createLink, requestAs, type ApiInit } from './support/api-client.js';
 
 /**
  * Expiry, bulk creation, search, QR codes and idempotency keys, on two instances of the service
@@ -20,7 +21,6 @@ const ENV = {
 };
 
 type BulkResult = { link?: Link; error?: Problem };
-type Init = RequestInit & { json?: unknown };
 
 let instances: TwoInstances | undefined;
 let a: TestApp;
@@ -39,15 +39,9 @@ afterAll(async () => {
 const prisma = () => a.app.get(PrismaService);
 const inSeconds = (seconds: number) => new Date(Date.now() + seconds * 1000).toISOString();
 
-function api(instance: TestApp, path: string, init: Init = {}, account = owner): Promise<Response> {
-  return instance.request(path, { ...init, headers: { ...account.apiKey, ...init.headers } });
-}
-
-async function create(json: Record<string, unknown>, instance = a): Promise<Link> {
-  const response = await api(instance, '/api/links', { method: 'POST', json });
-  expect(response.status).toBe(201);
-  return (await response.json()) as Link;
-}
+const api = (instance: TestApp, path: string, init?: ApiInit, account = owner) =>
+  requestAs(instance, account, path, init);
+const create = (json: Record<string, unknown>, instance = a) => createLink(instance, owner, json);
 
 describe('expires_at', () => {
   it('is stored and shown; the link redirects until then and answers 410 on every instance after', async () => {
@@ -130,7 +124,7 @@ describe('expires_at', () => {
 });
 
 describe('POST /api/links/bulk', () => {
-  const bulk = (json: unknown, init: Init = {}, instance = a) =>
+  const bulk = (json: unknown, init: ApiInit = {}, instance = a) =>
     api(instance, '/api/links/bulk', { method: 'POST', json, ...init });
 
   it('creates each valid item, reports each bad one, in request order', async () => {

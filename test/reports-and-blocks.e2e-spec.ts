@@ -5,7 +5,8 @@ import { BLOCK_RESWEEP_MS } from '../src/admin/admin.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { REPORT_LIMIT } from '../src/reports/pages/report-limits.js';
 import { eventually } from './support/eventually.js';
-import { createAccountWithToken, createAdminWithToken, newClient, type TestAccount } from './support/factories.js';
+import { createLink, visit } from './support/api-client.js';
+import { createAccountWithToken, createAdminWithToken, type TestAccount } from './support/factories.js';
 import { Browser } from './support/browser/form-browser.js';
 import { TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
 import { startTwoInstances, type TwoInstances } from './support/processes/two-instances.js';
@@ -46,16 +47,6 @@ afterAll(async () => {
   await instances?.close();
 });
 
-async function createLink(url: string, instance = a): Promise<string> {
-  const response = await instance.request('/api/links', { method: 'POST', headers: owner.apiKey, json: { url } });
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { code: string }).code;
-}
-
-function visit(code: string, instance: TestApp): Promise<number> {
-  return instance.request(`/${code}`, { headers: newClient() }).then((response) => response.status);
-}
-
 const reports = () => a.app.get(PrismaService).report.findMany({ orderBy: { createdAt: 'asc' } });
 
 describe('the /report page', () => {
@@ -72,7 +63,7 @@ describe('the /report page', () => {
   });
 
   it('takes a report (short URL, bare code or URL without its scheme) and answers “Thank you”', async () => {
-    const code = await createLink('https://reported.example/');
+    const code = (await createLink(a, owner, { url: 'https://reported.example/' })).code;
     const before = (await reports()).length;
     const browser = new Browser(a, randomClient());
 
@@ -111,7 +102,7 @@ describe('the /report page', () => {
   });
 
   it('refuses a report without a valid form token (403) and stores nothing', async () => {
-    const code = await createLink('https://csrf.example/');
+    const code = (await createLink(a, owner, { url: 'https://csrf.example/' })).code;
     const before = (await reports()).length;
     const browser = new Browser(a, randomClient());
 
@@ -151,7 +142,7 @@ describe('the /report page', () => {
   });
 
   it('refuses a link that does not exist, or one of another site, and takes repeated fields as their first value', async () => {
-    const code = await createLink('https://repeat.example/');
+    const code = (await createLink(a, owner, { url: 'https://repeat.example/' })).code;
     const browser = new Browser(a, randomClient());
     const send = (fields: Record<string, string | string[]>) => {
       browser.moveTo(randomClient());
@@ -168,7 +159,7 @@ describe('the /report page', () => {
   });
 
   it(`takes ${REPORT_LIMIT} reports an hour from one address, counted on both instances, then answers 429`, async () => {
-    const code = await createLink('https://limit.example/');
+    const code = (await createLink(a, owner, { url: 'https://limit.example/' })).code;
     const client = randomClient();
     const answers: number[] = [];
     for (let report = 0; report <= REPORT_LIMIT; report++) {
@@ -206,9 +197,9 @@ describe('the /report page', () => {
 
 describe('blocking a host, seen from two instances', () => {
   it('disables a link the other instance has cached, at once', async () => {
-    const code = await createLink('https://cached-elsewhere.example/');
-    expect(await visit(code, b)).toBe(302);
-    expect(await visit(code, b)).toBe(302); // now answered from b's cache (the fast path)
+    const code = (await createLink(a, owner, { url: 'https://cached-elsewhere.example/' })).code;
+    expect((await visit(b, code)).status).toBe(302);
+    expect((await visit(b, code)).status).toBe(302); // now answered from b's cache (the fast path)
 
     const blocked = await a.request('/api/admin/blocked-hosts', {
       method: 'POST',
@@ -217,19 +208,19 @@ describe('blocking a host, seen from two instances', () => {
     });
     expect(blocked.status).toBe(201);
 
-    expect(await visit(code, b)).toBe(410);
+    expect((await visit(b, code)).status).toBe(410);
     const unblocked = await b.request('/api/admin/blocked-hosts/cached-elsewhere.example', {
       method: 'DELETE',
       headers: admin.bearer,
     });
     expect(unblocked.status).toBe(204);
-    expect(await visit(code, a)).toBe(302);
-    expect(await visit(code, b)).toBe(302);
+    expect((await visit(a, code)).status).toBe(302);
+    expect((await visit(b, code)).status).toBe(302);
   });
 
   it('refuses new links to it on the other instance once its list is read again, and the second sweep catches one made before', async () => {
     // b reads the list now (it is then trusted for BLOCKED_HOSTS_TTL_MS).
-    await createLink('https://warm-the-list.example/', b);
+    await createLink(b, owner, { url: 'https://warm-the-list.example/' });
     await a.app.get(AdminService).blockHost(CLI_ACTOR, 'late.example');
     // Made on b within its list's TTL: it may slip through the check…
     const response = await b.request('/api/links', {
@@ -240,7 +231,7 @@ describe('blocking a host, seen from two instances', () => {
     if (response.status === 201) {
       const { code } = (await response.json()) as { code: string };
       // …but not past the block's second sweep.
-      await eventually(async () => expect(await visit(code, b)).toBe(410), BLOCK_RESWEEP_MS + 5_000);
+      await eventually(async () => expect((await visit(b, code)).status).toBe(410), BLOCK_RESWEEP_MS + 5_000);
     } else {
       expect(response.status).toBe(400);
     }

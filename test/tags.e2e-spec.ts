@@ -5,9 +5,9 @@ import type { Link, LinkList, Problem } from '../sdk/client.js';
 import { createAccountWithToken, newClient, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { expectProblem } from './support/problems.js';
+import { createLink, requestAs, type ApiInit } from './support/api-client.js';
 
 /** Tags on links: create, bulk and update, `GET /api/links?tag=`, `GET /api/tags`. */
-type Init = RequestInit & { json?: unknown };
 type BulkResult = { link?: Link; error?: Problem };
 type TagList = { data: Array<{ tag: string; links: number; clicks: number }> };
 
@@ -24,15 +24,8 @@ afterAll(async () => {
 
 const prisma = () => testApp.app.get(PrismaService);
 
-function api(path: string, init: Init = {}, account = owner): Promise<Response> {
-  return testApp.request(path, { ...init, headers: { ...account.apiKey, ...init.headers } });
-}
-
-async function create(json: Record<string, unknown>, account = owner): Promise<Link> {
-  const response = await api('/api/links', { method: 'POST', json }, account);
-  expect(response.status).toBe(201);
-  return (await response.json()) as Link;
-}
+const api = (path: string, init?: ApiInit, account = owner) => requestAs(testApp, account, path, init);
+const create = (json: Record<string, unknown>, account = owner) => createLink(testApp, account, json);
 
 async function read(code: string, account = owner): Promise<Link> {
   const response = await api(`/api/links/${code}`, {}, account);

@@ -3,16 +3,13 @@
 // keyboard; axe-core checks it at desktop and phone sizes; screenshots go to .cache/screenshots/.
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core';
 import { PrismaService } from '../src/database/prisma.service.js';
-import { launchChromium, PERSON_USER_AGENT } from './support/browser/chromium.js';
+import { launchChromium } from './support/browser/chromium.js';
+import { newPersonPage, SIZES } from './support/browser/pages.js';
 import { eventually } from './support/eventually.js';
-import { newClient } from './support/factories.js';
-import { seriousViolations, tabThrough, walkedCleanly } from './support/browser/page-checks.js';
+import { tabThrough, violationsOnPages, walkedCleanly } from './support/browser/page-checks.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { verifyMessage, WebhookReceiver } from './support/processes/webhook-receiver.js';
 import { newEmail, signUpInPage } from './support/people.js';
-
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
 
 describe('the Webhooks page in a browser', () => {
   let testApp: TestApp;
@@ -20,17 +17,8 @@ describe('the Webhooks page in a browser', () => {
   let receiver: WebhookReceiver;
   const contexts: BrowserContext[] = [];
 
-  async function newPage(options: BrowserContextOptions = {}): Promise<Page> {
-    const context = await browser.newContext({
-      baseURL: testApp.baseUrl,
-      viewport: DESKTOP,
-      extraHTTPHeaders: newClient(),
-      userAgent: PERSON_USER_AGENT,
-      ...options,
-    });
-    contexts.push(context);
-    return context.newPage();
-  }
+  /** A fresh browser profile on the test app: a person of their own, from an address of their own. */
+  const newPage = (options?: BrowserContextOptions) => newPersonPage(browser, testApp.baseUrl, contexts, options);
 
   /** Adds a webhook from the page (every event ticked unless `untick` says); its signing secret. */
   async function addWebhook(page: Page, url: string, untick: string[] = []): Promise<string> {
@@ -154,17 +142,11 @@ describe('the Webhooks page in a browser', () => {
     expect(await tabThrough(page, '/dashboard/webhooks')).toEqual(walkedCleanly('/dashboard/webhooks'));
   });
 
-  describe.each([
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ])('at %s size', (size, viewport) => {
+  describe.each(SIZES)('at %s size', (size, viewport) => {
     it('has no serious or critical axe-core violations, and leaves screenshots', async () => {
       // The CSP (rightly) refuses inline script; axe is injected as one, so only this context bypasses it.
       const page = await newPage({ viewport, bypassCSP: true });
-      const found: Record<string, string[]> = {};
-      const check = async (name: string) => {
-        found[name] = await seriousViolations(page, `${name}-${size}`);
-      };
+      const { found, check } = violationsOnPages(page, size);
 
       await signUpInPage(page, newEmail('w'));
       await page.goto('/dashboard/webhooks');

@@ -7,6 +7,7 @@ import { eventually } from './support/eventually.js';
 import { createAccountWithToken, createAdminWithToken, type TestAccount } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { verifyMessage, WebhookReceiver, type ReceivedMessage } from './support/processes/webhook-receiver.js';
+import { createLink } from './support/api-client.js';
 import { expectProblem } from './support/problems.js';
 
 const ISO_DATE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
@@ -546,14 +547,7 @@ describe('link.updated when a link is disabled or enabled by an admin, a blocked
       .filter((message) => message.type === 'link.updated' && message.data.code === code);
   }
 
-  async function create(code: string, url: string): Promise<void> {
-    const response = await testApp.request('/api/links', {
-      method: 'POST',
-      headers: owner.apiKey,
-      json: { url, custom_code: code },
-    });
-    expect(response.status).toBe(201);
-  }
+  const create = (code: string, url: string) => createLink(testApp, owner, { url, custom_code: code });
 
   /** The link as its owner reads it now. */
   async function ownersView(code: string): Promise<Record<string, unknown>> {

@@ -1,3 +1,5 @@
+import { DashboardCookies } from '../../../src/auth/sessions/dashboard-cookies.js';
+import { SessionsService } from '../../../src/auth/sessions/sessions.service.js';
 import { newClient } from '../factories.js';
 import type { TestApp } from '../test-app.js';
 
@@ -68,4 +70,12 @@ export class Browser {
     }
     return response;
   }
+}
+
+/** A browser signed in to the account (a session started by the service, as signing in does). */
+export async function signedInBrowser(testApp: TestApp, accountId: string): Promise<Browser> {
+  const browser = new Browser(testApp);
+  const id = await testApp.app.get(SessionsService).start(accountId);
+  browser.cookies.set(testApp.app.get(DashboardCookies).name('session'), id);
+  return browser;
 }

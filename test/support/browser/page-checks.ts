@@ -115,3 +115,18 @@ export async function seriousViolations(page: Page, screenshot: string): Promise
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')})`);
 }
+
+/**
+ * Checks pages one after the other on `page` at one size: `check(name)` runs `seriousViolations`
+ * on the page as it is now (its screenshot `<name>-<size>.png`), and `found` keeps what each had.
+ */
+export function violationsOnPages(
+  page: Page,
+  size: string,
+): { found: Record<string, string[]>; check: (name: string) => Promise<void> } {
+  const found: Record<string, string[]> = {};
+  const check = async (name: string) => {
+    found[name] = await seriousViolations(page, `${name}-${size}`);
+  };
+  return { found, check };
+}
