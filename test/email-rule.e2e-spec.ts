@@ -4,6 +4,7 @@ import { PrismaService } from '../src/database/prisma.service.js';
 import { shortlinkInProcess } from './support/processes/cli-in-process.js';
 import { Browser } from './support/browser/form-browser.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { PASSWORD } from './support/people.js';
 import { testDatabaseKind } from './support/database/test-database.js';
 
 /**
@@ -13,7 +14,6 @@ import { testDatabaseKind } from './support/database/test-database.js';
  * look-alike account of a registered one (or, on PostgreSQL, a 500). The SSO half is in
  * test/single-sign-on.e2e-spec.ts.
  */
-const PASSWORD = 'correct horse battery';
 const local = () => `owner-${randomBytes(4).toString('hex')}`;
 
 describe('The email rule', () => {

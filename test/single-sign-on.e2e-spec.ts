@@ -10,10 +10,10 @@ import { launchChromium } from './support/browser/chromium.js';
 import { newClient } from './support/factories.js';
 import { freePort } from './support/processes/free-port.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
+import { newEmail } from './support/people.js';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const CLIENT = { client_id: 'shortlink', client_secret: 'a-test-secret-that-is-long-enough-0123456789' };
-const newEmail = () => `sso-${randomBytes(4).toString('hex')}@example.test`;
 
 /** People the test provider knows: login name → email and whether it is verified. */
 const people = new Map<string, { email: string; verified: boolean }>();
@@ -169,7 +169,7 @@ describe('Single sign-on (OpenID Connect)', () => {
 
   function person(verified = true): { login: string; email: string } {
     const login = `person-${randomBytes(4).toString('hex')}`;
-    const email = newEmail();
+    const email = newEmail('sso');
     people.set(login, { email, verified });
     return { login, email };
   }
@@ -363,7 +363,7 @@ describe('Single sign-on with ID tokens its provider’s published keys do not v
     const page = await context.newPage();
     await page.route(/fonts\.googleapis\.com/, (route) => route.abort());
     const login = `person-${randomBytes(4).toString('hex')}`;
-    const email = newEmail();
+    const email = newEmail('sso');
     people.set(login, { email, verified: true });
 
     const answer = page.waitForResponse(/\/login\/oidc\/callback/);

@@ -14,7 +14,7 @@ import { committedMigrations } from './support/database/migrations.js';
 import { PROJECT_ROOT } from './support/processes/run-source.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 import { createTestDatabase, testDatabaseKind } from './support/database/test-database.js';
-import { newEmail, PASSWORD, signUpWithForms } from './support/people.js';
+import { codeAt, newEmail, PASSWORD, signUpWithForms, turnOnTwoFactor } from './support/people.js';
 
 /**
  * The holes a second attack found (issue 54), tried as the attacker did: someone who holds only
@@ -27,8 +27,6 @@ const SESSION = '__Host-shortlink_session';
 const SIX_MINUTES_MS = 6 * 60 * 1000;
 
 const codeNow = (secret: string) => generate({ secret });
-const codeAtStep = (secret: string, step: number) => generate({ secret, epoch: step * 30 + 1 });
-const currentStep = () => Math.floor(Date.now() / 30_000);
 
 describe('A stolen session cookie', () => {
   let testApp: TestApp;
@@ -127,15 +125,7 @@ describe('A stolen session cookie', () => {
 
   it('cannot turn two-factor sign-in off, nor change the password, without the password', async () => {
     const { owner, accountId, email } = await signUp();
-    const page = await (await owner.get('/account')).text();
-    const secret = /aria-label="Secret key">([A-Z2-7]+)</.exec(page)![1];
-    const step = currentStep();
-    const on = await owner.post(
-      '/account/two-factor',
-      { totp_secret: secret, code: await codeAtStep(secret, step) },
-      undefined,
-      '/account',
-    );
+    const { secret, step, answer: on } = await turnOnTwoFactor(owner);
     expect(on.status).toBe(200);
     await ageSessions(accountId);
     const attacker = thief(owner);
@@ -143,7 +133,7 @@ describe('A stolen session cookie', () => {
     // Even with a code (read over the owner's shoulder): the password is missing.
     const off = await attacker.post(
       '/account/two-factor/delete',
-      { password: '', code: await codeAtStep(secret, step + 1) },
+      { password: '', code: await codeAt(secret, step + 1) },
       undefined,
       '/account',
     );
@@ -259,15 +249,7 @@ describe('A stolen session cookie', () => {
 
   it('confirming two-factor accounts needs the code too, and guesses count like sign-ins', async () => {
     const { owner, accountId } = await signUp();
-    const page = await (await owner.get('/account')).text();
-    const secret = /aria-label="Secret key">([A-Z2-7]+)</.exec(page)![1];
-    const step = currentStep();
-    await owner.post(
-      '/account/two-factor',
-      { totp_secret: secret, code: await codeAtStep(secret, step) },
-      undefined,
-      '/account',
-    );
+    const { secret, step } = await turnOnTwoFactor(owner);
     await ageSessions(accountId);
     const attacker = thief(owner);
     const csrf = await attacker.csrfFrom('/account');
@@ -287,7 +269,7 @@ describe('A stolen session cookie', () => {
     attacker.moveTo(newClient());
     const limited = await attacker.post(
       '/account/confirm',
-      { password: PASSWORD, code: await codeAtStep(secret, step + 1) },
+      { password: PASSWORD, code: await codeAt(secret, step + 1) },
       csrf,
     );
     expect(limited.status).toBe(429);
@@ -296,7 +278,7 @@ describe('A stolen session cookie', () => {
     // The owner's own browser (its device cookie) still confirms, with password and code.
     const ok = await owner.post(
       '/account/confirm',
-      { password: PASSWORD, code: await codeAtStep(secret, step + 1) },
+      { password: PASSWORD, code: await codeAt(secret, step + 1) },
       undefined,
       '/account',
     );
@@ -351,15 +333,7 @@ describe('After a password change or signing out everywhere', () => {
   async function halfwayIn() {
     const email = newEmail();
     const owner = await signUpWithForms(testApp, email);
-    const page = await (await owner.get('/account')).text();
-    const secret = /aria-label="Secret key">([A-Z2-7]+)</.exec(page)![1];
-    const step = currentStep();
-    await owner.post(
-      '/account/two-factor',
-      { totp_secret: secret, code: await codeAtStep(secret, step) },
-      undefined,
-      '/account',
-    );
+    const { secret, step } = await turnOnTwoFactor(owner);
     const attacker = new Browser(testApp);
     const password = await attacker.post('/login', { email, password: PASSWORD });
     expect(password.headers.get('location')).toBe('/login/code');
@@ -377,7 +351,7 @@ describe('After a password change or signing out everywhere', () => {
     );
     expect(changed.status).toBe(303);
 
-    const code = await attacker.post('/login/code', { code: await codeAtStep(secret, step + 1) }, csrf);
+    const code = await attacker.post('/login/code', { code: await codeAt(secret, step + 1) }, csrf);
     expect(code.status).toBe(303);
     expect(code.headers.get('location')).toBe('/login');
     expect([...attacker.cookies.keys()]).not.toContain(SESSION);
@@ -389,7 +363,7 @@ describe('After a password change or signing out everywhere', () => {
     const out = await owner.post('/account/sessions/delete', {}, undefined, '/account');
     expect(out.status).toBe(303);
 
-    const code = await attacker.post('/login/code', { code: await codeAtStep(secret, step + 1) }, csrf);
+    const code = await attacker.post('/login/code', { code: await codeAt(secret, step + 1) }, csrf);
     expect(code.headers.get('location')).toBe('/login');
     expect([...attacker.cookies.keys()]).not.toContain(SESSION);
   });

@@ -1,19 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { generate } from 'otplib';
 import { AccountsService } from '../src/accounts/accounts.service.js';
 import { newClient } from './support/factories.js';
 import { Browser } from './support/browser/form-browser.js';
 import { shortlinkInProcess } from './support/processes/cli-in-process.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-
-const newEmail = () => `tf-${randomBytes(4).toString('hex')}@example.test`;
-const PASSWORD = 'correct horse battery';
-
-/** The code an authenticator app shows at time step `step` (30 s each). */
-function codeAt(secret: string, step: number): Promise<string> {
-  return generate({ secret, epoch: step * 30 + 1 });
-}
-const currentStep = () => Math.floor(Date.now() / 30_000);
+import { codeAt, newEmail, PASSWORD, turnOnTwoFactor } from './support/people.js';
 
 describe('Two-factor sign-in (TOTP)', () => {
   let testApp: TestApp;
@@ -24,23 +14,15 @@ describe('Two-factor sign-in (TOTP)', () => {
   afterAll(() => testApp.close());
 
   /** Signs up and turns TOTP on; the secret, the step used to turn it on and the recovery codes. */
-  async function withTwoFactor(email = newEmail()) {
+  async function withTwoFactor(email = newEmail('tf')) {
     const owner = new Browser(testApp);
     expect((await owner.post('/signup', { email, password: PASSWORD })).status).toBe(303);
-    const page = await (await owner.get('/account')).text();
-    const secret = /aria-label="Secret key">([A-Z2-7]+)</.exec(page)?.[1];
+    const { secret, step, answer: enabled } = await turnOnTwoFactor(owner);
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
-    const step = currentStep();
-    const enabled = await owner.post(
-      '/account/two-factor',
-      { totp_secret: secret!, code: await codeAt(secret!, step) },
-      undefined,
-      '/account',
-    );
     expect(enabled.status).toBe(200);
     const html = await enabled.text();
     const codes = [...html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]);
-    return { email, owner, secret: secret!, step, codes, html, enabled };
+    return { email, owner, secret, step, codes, html, enabled };
   }
 
   /** Password, then (if asked) the code; the answer to the code step. */
@@ -54,7 +36,7 @@ describe('Two-factor sign-in (TOTP)', () => {
 
   it('turns on with a code from the app and shows ten recovery codes once', async () => {
     const owner = new Browser(testApp);
-    expect((await owner.post('/signup', { email: newEmail(), password: PASSWORD })).status).toBe(303);
+    expect((await owner.post('/signup', { email: newEmail('tf'), password: PASSWORD })).status).toBe(303);
     const page = await (await owner.get('/account')).text();
     const secret = /aria-label="Secret key">([A-Z2-7]+)</.exec(page)![1];
     expect(page).toContain('<svg');

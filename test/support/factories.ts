@@ -15,30 +15,30 @@ export interface TestAccount {
 }
 
 /** An account with one token (both scopes unless told otherwise), made through the services. */
-export async function createAccountWithToken(testApp: TestApp, scopes: Scope[] = [...SCOPES]): Promise<TestAccount> {
-  const email = `user-${randomBytes(4).toString('hex')}@example.test`;
-  const account = await testApp.app.get(AccountsService).create(email);
-  const { token, view } = await testApp.app.get(TokensService).create(account.id, 'test', scopes);
-  return {
-    accountId: account.id,
-    email,
-    token,
-    tokenId: view.id,
-    apiKey: { 'x-api-key': token },
-    bearer: { authorization: `Bearer ${token}` },
-  };
+export function createAccountWithToken(testApp: TestApp, scopes: Scope[] = [...SCOPES]): Promise<TestAccount> {
+  return accountWithToken(testApp, 'user', false, scopes);
 }
 
 /**
  * An admin of the instance with one token holding `admin` and the default scopes (or `scopes`),
  * made through the services.
  */
-export async function createAdminWithToken(
+export function createAdminWithToken(
   testApp: TestApp,
   scopes: Scope[] = [...SCOPES, ADMIN_SCOPE],
 ): Promise<TestAccount> {
-  const email = `admin-${randomBytes(4).toString('hex')}@example.test`;
-  const account = await testApp.app.get(AccountsService).create(email, { admin: true });
+  return accountWithToken(testApp, 'admin', true, scopes);
+}
+
+async function accountWithToken(
+  testApp: TestApp,
+  prefix: string,
+  admin: boolean,
+  scopes: Scope[],
+): Promise<TestAccount> {
+  const email = `${prefix}-${randomBytes(4).toString('hex')}@example.test`;
+  const accounts = testApp.app.get(AccountsService);
+  const account = admin ? await accounts.create(email, { admin: true }) : await accounts.create(email);
   const { token, view } = await testApp.app.get(TokensService).create(account.id, 'test', scopes);
   return {
     accountId: account.id,

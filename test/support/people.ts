@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { generate } from 'otplib';
 import type { Page } from 'playwright-core';
 import { Browser } from './browser/form-browser.js';
 import type { TestApp } from './test-app.js';
@@ -37,4 +38,30 @@ export async function signUpInPage(page: Page, email = newEmail(), password = PA
   await page.getByRole('button', { name: 'Sign up' }).click();
   await page.waitForURL('**/dashboard');
   return email;
+}
+
+/** The time step an authenticator app is at now (30 s each). */
+export const currentStep = (): number => Math.floor(Date.now() / 30_000);
+
+/** The code an authenticator app shows at time step `step`. */
+export function codeAt(secret: string, step: number): Promise<string> {
+  return generate({ secret, epoch: step * 30 + 1 });
+}
+
+/**
+ * Turns two-factor sign-in on from the account page, as its owner does: reads the secret key the
+ * page shows and confirms it with the code of the step it is then. The secret, that step and the
+ * answer.
+ */
+export async function turnOnTwoFactor(browser: Browser): Promise<{ secret: string; step: number; answer: Response }> {
+  const page = await (await browser.get('/account')).text();
+  const secret = /aria-label="Secret key">([A-Z2-7]+)</.exec(page)![1];
+  const step = currentStep();
+  const answer = await browser.post(
+    '/account/two-factor',
+    { totp_secret: secret, code: await codeAt(secret, step) },
+    undefined,
+    '/account',
+  );
+  return { secret, step, answer };
 }
