@@ -2,47 +2,21 @@
 // migrations (the Prisma CLI's and those at start-up) create the tables there, and the service's
 // reads and writes (Prisma, and the pg pools of link inserts, redirect lookups and click
 // flushes) go there too, never to `public`. PostgreSQL only, so this spec makes its own databases.
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { DATABASE_CONNECTIONS } from '../src/database/database-connections.js';
 import type { PostgresPools } from '../src/database/postgres-pools.js';
 import { PrismaService } from '../src/database/prisma.service.js';
 import { eventually } from './support/eventually.js';
 import { createAccountWithToken } from './support/factories.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
-import { createTestDatabase, type TestDatabase } from './support/database/test-database.js';
-
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-/** The Prisma CLI as a developer runs it (see prisma-cli.e2e-spec.ts), on DATABASE_URL. */
-function prisma(args: string[], databaseUrl: string) {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    PRISMA_ENGINES_MIRROR: 'http://127.0.0.1:9',
-    CHECKPOINT_DISABLE: '1',
-  };
-  delete env.PRISMA_SCHEMA_ENGINE_BINARY;
-  delete env.SHADOW_DATABASE_URL;
-  delete env.NODE_OPTIONS;
-  const run = spawnSync('npx', ['prisma', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
-  return { status: run.status, output: run.stdout + run.stderr };
-}
+import { createTestDatabase, withPostgres, type TestDatabase } from './support/database/test-database.js';
+import { runPrismaCli } from './support/processes/prisma-cli.js';
 
 /** Plain SQL on the database, on a connection with the default search_path. */
 async function query<Row>(url: string, sql: string, values: unknown[] = []): Promise<Row[]> {
   const parsed = new URL(url);
   parsed.search = '';
-  const client = new pg.Client({ connectionString: parsed.toString() });
-  await client.connect();
-  try {
-    return (await client.query(sql, values)).rows as Row[];
-  } finally {
-    await client.end();
-  }
+  return withPostgres(parsed.toString(), async (client) => (await client.query(sql, values)).rows as Row[]);
 }
 
 /** Schema → tables, of every schema but PostgreSQL's own. */
@@ -102,13 +76,13 @@ describe('DATABASE_URL ?schema= on PostgreSQL', () => {
     const schema = `tenant_${randomBytes(4).toString('hex')}`;
     const url = `${database.url}?schema=${schema}`;
 
-    const deploy = prisma(['migrate', 'deploy'], url);
+    const deploy = runPrismaCli(['migrate', 'deploy'], url);
     expect(deploy.output).toMatch(/migrations have been successfully applied|All migrations have been/);
     expect(deploy.status).toBe(0);
     const migrated = await tablesBySchema(url);
     expect(Object.keys(migrated)).toEqual([schema]);
     expect(migrated[schema]).toEqual(expect.arrayContaining(['_prisma_migrations', 'links', 'idempotency_records']));
-    expect(prisma(['migrate', 'status'], url).status).toBe(0);
+    expect(runPrismaCli(['migrate', 'status'], url).status).toBe(0);
 
     // Start-up finds nothing pending: it reads the migrations table the CLI wrote.
     testApp = await startTestApp({ MIGRATE_ON_START: 'false' }, { url, drop: () => Promise.resolve() });

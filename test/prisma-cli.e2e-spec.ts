@@ -1,43 +1,19 @@
 // The real Prisma CLI commands, run the way a developer runs them, on the WebAssembly schema
 // engine that prisma.config.ts selects (no PRISMA_SCHEMA_ENGINE_BINARY in the environment, and
 // an engines mirror that cannot answer, so any download attempt fails the test).
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import pg from 'pg';
-import { committedMigrations } from './support/database/migrations.js';
+import { committedMigrations, migratedTables } from './support/database/migrations.js';
+import { describeOn, TEST_POSTGRES_URL as ADMIN_URL, withPostgres } from './support/database/test-database.js';
+import { runPrismaCli } from './support/processes/prisma-cli.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 type Kind = 'sqlite' | 'postgresql';
-
-/** See startup-migrations.e2e-spec.ts: each Jest project covers the kind it sets. */
-// The other kind's block is not registered at all (rather than skipped): it runs in the other project.
-const describeOn =
-  (kind: Kind) =>
-  (name: string, body: () => void): void => {
-    if ((process.env.TEST_DATABASE ?? kind) === kind) describe(name, body);
-  };
-
-function prisma(args: string[], databaseUrl: string, shadowDatabaseUrl?: string) {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    DATABASE_URL: databaseUrl,
-    PRISMA_ENGINES_MIRROR: 'http://127.0.0.1:9',
-    CHECKPOINT_DISABLE: '1',
-  };
-  delete env.PRISMA_SCHEMA_ENGINE_BINARY;
-  delete env.SHADOW_DATABASE_URL;
-  if (shadowDatabaseUrl) env.SHADOW_DATABASE_URL = shadowDatabaseUrl;
-  delete env.NODE_OPTIONS; // Jest's --experimental-vm-modules is not for the CLI
-  const run = spawnSync('npx', ['prisma', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr, output: run.stdout + run.stderr };
-}
 
 /** A database of one kind that the CLI has not seen yet, and plain SQL access to it. */
 interface Target {
@@ -74,21 +50,12 @@ function sqliteTarget(dir: string, name: string): Target {
 function postgresTarget(name: string): Target {
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  const withClient = async <T>(connectionString: string, work: (client: pg.Client) => Promise<T>) => {
-    const client = new pg.Client({ connectionString });
-    await client.connect();
-    try {
-      return await work(client);
-    } finally {
-      await client.end();
-    }
-  };
   return {
     url: url.toString(),
-    query: (sql) => withClient(url.toString(), async (client) => (await client.query(sql)).rows),
-    create: () => withClient(ADMIN_URL, (client) => client.query(`CREATE DATABASE "${name}"`)).then(() => undefined),
+    query: (sql) => withPostgres(url.toString(), async (client) => (await client.query(sql)).rows),
+    create: () => withPostgres(ADMIN_URL, (client) => client.query(`CREATE DATABASE "${name}"`)).then(() => undefined),
     drop: () =>
-      withClient(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(
+      withPostgres(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(
         () => undefined,
       ),
   };
@@ -122,40 +89,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       await t.query('CREATE EXTENSION pg_trgm');
     };
     /** The models' tables; SQLite adds its AUTOINCREMENT bookkeeping (click_batches.id). */
-    const modelTables = [
-      'account_daily_clicks',
-      'account_daily_countries',
-      'account_daily_links',
-      'account_daily_referrers',
-      'account_tags',
-      'accounts',
-      'api_tokens',
-      'audit_events',
-      'blocked_hosts',
-      'click_batches',
-      'email_tokens',
-      'idempotency_records',
-      'link_changes',
-      'link_daily_clicks',
-      'link_daily_labels',
-      'link_daily_referrers',
-      'link_monthly_labels',
-      'link_monthly_referrers',
-      'link_tags',
-      'links',
-      'mail_digests',
-      'mail_messages',
-      'passkeys',
-      'recovery_codes',
-      'reports',
-      'sessions',
-      'sign_in_challenges',
-      ...(kind === 'sqlite' ? ['sqlite_sequence'] : []),
-      'webhook_click_tallies',
-      'webhook_endpoints',
-      'webhook_messages',
-      'webhook_new_messages',
-    ];
+    const modelTables = migratedTables(kind);
     const appliedMigrations = async (t: Target) =>
       (
         await t.query(
@@ -169,7 +103,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
     });
 
     it('migrate diff prints the CREATE TABLE script', () => {
-      const run = prisma(
+      const run = runPrismaCli(
         ['migrate', 'diff', '--from-empty', '--to-schema', `prisma/${kind}/schema.prisma`, '--script'],
         target('unused').url,
       );
@@ -182,7 +116,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       const db = fresh('deploy');
 
       it('migrate deploy creates it and applies the committed migrations', async () => {
-        const run = prisma(['migrate', 'deploy'], db.url);
+        const run = runPrismaCli(['migrate', 'deploy'], db.url);
         expect(run).toMatchObject({ status: 0 });
         expect(run.stdout).toContain('All migrations have been successfully applied.');
         expect(await tables(db)).toEqual(['_prisma_migrations', ...modelTables]);
@@ -190,14 +124,14 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       });
 
       it('migrate status says it is up to date', () => {
-        const run = prisma(['migrate', 'status'], db.url);
+        const run = runPrismaCli(['migrate', 'status'], db.url);
         expect(run.status).toBe(0);
         expect(run.stdout).toContain('Database schema is up to date!');
       });
 
       it('migrate reset --force empties the data and re-applies the migrations', async () => {
         await db.query("INSERT INTO accounts (id, email) VALUES ('a1', 'a@example.com')");
-        const run = prisma(['migrate', 'reset', '--force'], db.url);
+        const run = runPrismaCli(['migrate', 'reset', '--force'], db.url);
         expect(run.status).toBe(0);
         expect(run.stdout).toContain('Database reset successful');
         expect(await db.query('SELECT id FROM accounts')).toEqual([]);
@@ -209,8 +143,8 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       const db = fresh('pending');
       await readyForPush(db);
       // db push creates the tables, but records no migration.
-      expect(prisma(['db', 'push'], db.url).status).toBe(0);
-      const run = prisma(['migrate', 'status'], db.url);
+      expect(runPrismaCli(['db', 'push'], db.url).status).toBe(0);
+      const run = runPrismaCli(['migrate', 'status'], db.url);
       expect(run.status).toBe(1);
       expect(run.output).toContain('have not yet been applied');
     });
@@ -218,7 +152,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
     it('db push creates the tables without migrations', async () => {
       const db = fresh('push');
       await readyForPush(db);
-      const run = prisma(['db', 'push'], db.url);
+      const run = runPrismaCli(['db', 'push'], db.url);
       expect(run.status).toBe(0);
       expect(run.stdout).toContain('Your database is now in sync with your Prisma schema');
       expect(await tables(db)).toEqual(modelTables);
@@ -234,7 +168,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       await shadow.query('CREATE TABLE leftover (id INTEGER)');
 
       for (let run = 1; run <= 2; run++) {
-        const result = prisma(['migrate', 'dev', '--name', 'nothing'], db.url, shadow.url);
+        const result = runPrismaCli(['migrate', 'dev', '--name', 'nothing'], db.url, shadow.url);
         expect({ run, status: result.status, output: result.output }).toMatchObject({ run, status: 0 });
         expect(result.output).not.toMatch(/drift|reset/i);
       }
@@ -256,7 +190,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       );
       const config = ['--config', join(project, 'prisma.config.ts')];
       const db = fresh('upgrade');
-      expect(prisma(['migrate', 'deploy', ...config], db.url).status).toBe(0);
+      expect(runPrismaCli(['migrate', 'deploy', ...config], db.url).status).toBe(0);
       await db.query(
         "INSERT INTO accounts (id, email, created_at) VALUES ('acc-a', 'a@example.test', CURRENT_TIMESTAMP)",
       );
@@ -277,7 +211,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       cpSync(join(ROOT, 'prisma', kind, 'migrations', LINK_COUNTS), join(project, 'migrations', LINK_COUNTS), {
         recursive: true,
       });
-      expect(prisma(['migrate', 'deploy', ...config], db.url).status).toBe(0);
+      expect(runPrismaCli(['migrate', 'deploy', ...config], db.url).status).toBe(0);
       const counts = async () =>
         (await db.query('SELECT id, link_count FROM accounts ORDER BY id')).map((row) => [
           row.id,
@@ -321,7 +255,7 @@ describe.each<Kind>(['sqlite', 'postgresql'])('Prisma CLI on %s, with the wasm s
       const committedBefore = committedMigrations(kind);
       const db = fresh('dev');
 
-      const run = prisma(
+      const run = runPrismaCli(
         ['migrate', 'dev', '--name', 'add_title', '--config', join(project, 'prisma.config.ts')],
         db.url,
       );
@@ -344,7 +278,7 @@ describeOn('sqlite')('a SQLite URL with %-escapes, as the migrator and the servi
     const dir = mkdtempSync(join(tmpdir(), 'shortlink-url-'));
     try {
       const url = `file:${dir}/my%20db.db`;
-      const deployed = prisma(['migrate', 'deploy'], url);
+      const deployed = runPrismaCli(['migrate', 'deploy'], url);
       expect(deployed.status).toBe(0);
       expect(readdirSync(dir).filter((name) => name.endsWith('.db'))).toEqual(['my db.db']);
 

@@ -1,6 +1,5 @@
-import pg from 'pg';
 import { createAccountWithToken, type TestAccount } from './support/factories.js';
-import { createTestDatabase, TEST_POSTGRES_URL } from './support/database/test-database.js';
+import { createTestDatabase, TEST_POSTGRES_URL, withPostgres } from './support/database/test-database.js';
 import { startTestApp, type TestApp } from './support/test-app.js';
 
 /**
@@ -14,13 +13,7 @@ describe('readiness when the database goes down and comes back', () => {
   let databaseName: string;
 
   const admin = async (sql: string) => {
-    const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-    await client.connect();
-    try {
-      await client.query(sql);
-    } finally {
-      await client.end();
-    }
+    await withPostgres(TEST_POSTGRES_URL, (client) => client.query(sql));
   };
   const takeDown = async () => {
     // Refuse new connections (superusers included), then cut the app's open ones.

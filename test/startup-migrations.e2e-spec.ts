@@ -6,33 +6,10 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
-import pg from 'pg';
 import { readDatabaseUrl } from '../prisma/engine/database-url.js';
 import { prepareDatabase } from '../src/database/startup-migrations.js';
-import { committedMigrations } from './support/database/migrations.js';
-
-const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
-
-/**
- * Each Jest project (see jest.config.js) sets TEST_DATABASE and covers its own kind; run
- * outside those projects, the file covers both.
- */
-// The other kind's block is not registered at all (rather than skipped): it runs in the other project.
-const describeOn =
-  (kind: 'sqlite' | 'postgresql') =>
-  (name: string, body: () => void): void => {
-    if ((process.env.TEST_DATABASE ?? kind) === kind) describe(name, body);
-  };
-
-async function withPg<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
+import { committedMigrations, migratedTables } from './support/database/migrations.js';
+import { describeOn, TEST_POSTGRES_URL as ADMIN_URL, withPostgres } from './support/database/test-database.js';
 
 describe('prepareDatabase', () => {
   const messages: string[] = [];
@@ -66,41 +43,7 @@ describe('prepareDatabase', () => {
     it('creates the file and its folder, applies the migrations, and is a no-op the second time', async () => {
       await prepareDatabase(readDatabaseUrl(url), options(true));
       expect(tables()).toEqual({
-        names: [
-          '_prisma_migrations',
-          'account_daily_clicks',
-          'account_daily_countries',
-          'account_daily_links',
-          'account_daily_referrers',
-          'account_tags',
-          'accounts',
-          'api_tokens',
-          'audit_events',
-          'blocked_hosts',
-          'click_batches',
-          'email_tokens',
-          'idempotency_records',
-          'link_changes',
-          'link_daily_clicks',
-          'link_daily_labels',
-          'link_daily_referrers',
-          'link_monthly_labels',
-          'link_monthly_referrers',
-          'link_tags',
-          'links',
-          'mail_digests',
-          'mail_messages',
-          'passkeys',
-          'recovery_codes',
-          'reports',
-          'sessions',
-          'sign_in_challenges',
-          'sqlite_sequence',
-          'webhook_click_tallies',
-          'webhook_endpoints',
-          'webhook_messages',
-          'webhook_new_messages',
-        ],
+        names: ['_prisma_migrations', ...migratedTables('sqlite')],
         migrations: committedMigrations('sqlite'),
       });
       expect(messages.join('\n')).toMatch(/Applied migrations: .*_init/);
@@ -141,10 +84,12 @@ describe('prepareDatabase', () => {
       parsed.pathname = `/${name}`;
       url = parsed.toString();
     });
-    afterEach(() => withPg(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)));
+    afterEach(() =>
+      withPostgres(ADMIN_URL, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)),
+    );
 
     const appliedMigrations = () =>
-      withPg(url, async (client) => {
+      withPostgres(url, async (client) => {
         const { rows } = await client.query<{ migration_name: string }>(
           'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL ORDER BY 1',
         );
@@ -155,45 +100,12 @@ describe('prepareDatabase', () => {
       await prepareDatabase(readDatabaseUrl(url), options(true));
       expect(messages[0]).toBe(`Created PostgreSQL database ${name}`);
       expect(await appliedMigrations()).toEqual(committedMigrations('postgresql'));
-      const tables = await withPg(url, async (client) =>
+      const tables = await withPostgres(url, async (client) =>
         (await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")).rows.map(
           (row: { tablename: string }) => row.tablename,
         ),
       );
-      expect(tables).toEqual([
-        '_prisma_migrations',
-        'account_daily_clicks',
-        'account_daily_countries',
-        'account_daily_links',
-        'account_daily_referrers',
-        'account_tags',
-        'accounts',
-        'api_tokens',
-        'audit_events',
-        'blocked_hosts',
-        'click_batches',
-        'email_tokens',
-        'idempotency_records',
-        'link_changes',
-        'link_daily_clicks',
-        'link_daily_labels',
-        'link_daily_referrers',
-        'link_monthly_labels',
-        'link_monthly_referrers',
-        'link_tags',
-        'links',
-        'mail_digests',
-        'mail_messages',
-        'passkeys',
-        'recovery_codes',
-        'reports',
-        'sessions',
-        'sign_in_challenges',
-        'webhook_click_tallies',
-        'webhook_endpoints',
-        'webhook_messages',
-        'webhook_new_messages',
-      ]);
+      expect(tables).toEqual(['_prisma_migrations', ...migratedTables('postgresql')]);
 
       messages.length = 0;
       await prepareDatabase(readDatabaseUrl(url), options(true));
@@ -233,7 +145,7 @@ describe('prepareDatabase', () => {
 
     it('closes its connection, which releases the migration lock', async () => {
       await prepareDatabase(readDatabaseUrl(url), options(true));
-      const others = await withPg(ADMIN_URL, async (client) =>
+      const others = await withPostgres(ADMIN_URL, async (client) =>
         Number((await client.query('SELECT count(*) FROM pg_stat_activity WHERE datname = $1', [name])).rows[0].count),
       );
       expect(others).toBe(0);

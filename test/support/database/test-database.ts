@@ -9,6 +9,17 @@ export function testDatabaseKind(): 'sqlite' | 'postgresql' {
   return process.env.TEST_DATABASE === 'postgresql' ? 'postgresql' : 'sqlite';
 }
 
+/**
+ * `describe` for one kind of database: each Jest project (see jest.config.js) sets TEST_DATABASE
+ * and covers its own kind; run outside those projects, a file covers both. The other kind's block
+ * is not registered at all (rather than skipped): it runs in the other project.
+ */
+export const describeOn =
+  (kind: 'sqlite' | 'postgresql') =>
+  (name: string, body: () => void): void => {
+    if ((process.env.TEST_DATABASE ?? kind) === kind) describe(name, body);
+  };
+
 /** Admin connection used to create and drop the per-spec PostgreSQL databases. */
 export const TEST_POSTGRES_URL = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
@@ -37,8 +48,13 @@ export async function createTestDatabase(kind = testDatabaseKind()): Promise<Tes
   };
 }
 
-async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  return withPostgres(TEST_POSTGRES_URL, work);
+}
+
+/** `work` on a connection of its own to the PostgreSQL database at `url`, closed after it. */
+export async function withPostgres<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await work(client);
