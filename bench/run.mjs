@@ -11,9 +11,9 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, promisify } from 'node:util';
 import { randomBytes } from 'node:crypto';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { seededCode, seededUrl, spreadIndexes } from './lib/codes.mjs';
@@ -42,6 +42,7 @@ import { formatChangeFeedTable, formatFlatCostTable, formatTable, totalCpu } fro
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SERVICE_ENTRY = join(ROOT, 'dist', 'src', 'main.js');
+const CLI_ENTRY = join(ROOT, 'dist', 'src', 'cli', 'main.js');
 const RESULTS_FILE = join(ROOT, 'bench', 'results', 'latest.json');
 const POSTGRES_ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres';
 
@@ -128,7 +129,8 @@ const HELP = `Usage: node bench/run.mjs [options]   (npm run bench -- [options] 
                      ${POSTGRES_ADMIN_URL})
   --scenarios LIST   subset of: hit,miss,create,quick,bulk,list,search,tag,tagsearch,page,pagesearch,clicks,overview,
                      webhooks,drain,changes (default all; changes: two instances without Redis, the
-                     idle one's CPU and how soon one answers a change made through the other)
+                     idle one's CPU and how soon one answers a change made through the other's API
+                     or with \`shortlink account disable\`/\`enable\`)
   --owned N          links of the benchmark account, which list and search page through
                      (default 10000, at most --links)
   --before DIR       a checkout of an earlier build (with its dist/): every scenario then also
@@ -225,6 +227,7 @@ function readOptions() {
 }
 
 const log = (message) => process.stderr.write(`${message}\n`);
+const execFileAsync = promisify(execFile);
 
 /**
  * Measures one load against several targets `runs` times, interleaved (A B C, C B A, A B C, …) so
@@ -1252,6 +1255,9 @@ async function runFlatCost(options, kind, report) {
  *   link cached on B first (redirected twice), each edit after a random 0–250 ms pause (so that
  *   edits do not fall in step with SQLite's polls), timed from the request until B redirects to
  *   the new target (B asked every 2 ms). The acknowledgement's time is kept apart.
+ * - the command: `shortlink account disable`, then `enable`, of the account owning the links
+ *   (the compiled CLI, as an admin runs it), each timed from the command's end until B answers
+ *   one of its cached links 410, then 302 again.
  * Checked: the idle CPU ≤ IDLE_CPU_TARGET_PERCENT % of a core (the median run), every edit visible
  * within CHANGE_VISIBLE_TARGET_MS (the slowest of all runs). Not run against `--before`.
  */
@@ -1270,6 +1276,11 @@ async function runChangeFeed(options, kind, report) {
     services.push(await startService(options, database, env), await startService(options, database, env));
     const [a, b] = services;
     const base = (service) => `http://127.0.0.1:${service.port}`;
+    const status = async (service, code) => {
+      const response = await fetch(`${base(service)}/${code}`, { redirect: 'manual' });
+      await response.arrayBuffer();
+      return response.status;
+    };
     const target = async (service, code) => {
       const response = await fetch(`${base(service)}/${code}`, { redirect: 'manual' });
       await response.arrayBuffer();
@@ -1327,9 +1338,43 @@ async function runChangeFeed(options, kind, report) {
         visibleMs.push(seen - started);
         afterAnswerMs.push(seen - acknowledged);
       }
-      runs.push({ idle, visibleMs, acknowledgedMs, afterAnswerMs });
+      // The command beside them: the account disabled and enabled again with `shortlink`, each
+      // timed until B answers a link of the account as it should (410, then 302 again).
+      const commandMs = [];
+      const code = seededCode(next++ % links);
+      for (const [args, expected] of [
+        [['account', 'disable', account.email, '--reason', 'bench'], 410],
+        [['account', 'enable', account.email], 302],
+      ]) {
+        const previous = expected === 410 ? 302 : 410;
+        const before = [await status(b, code), await status(b, code)];
+        if (before.some((answer) => answer !== previous))
+          throw new Error(`${kind}: instance B answered ${code} with ${before.join(', ')} before \`${args[1]}\``);
+        const started = performance.now();
+        await execFileAsync(process.execPath, [CLI_ENTRY, ...args], {
+          cwd: ROOT,
+          env: {
+            ...process.env,
+            NODE_ENV: 'production',
+            DATABASE_URL: database.url,
+            LOG_LEVEL: options.logLevel,
+            ...env,
+          },
+        });
+        const ended = performance.now();
+        const deadline = ended + 10_000;
+        while ((await status(b, code)) !== expected) {
+          if (performance.now() > deadline)
+            throw new Error(
+              `${kind}: instance B still answers ${code} as before 10 s after \`shortlink ${args.join(' ')}\``,
+            );
+          await sleep(2);
+        }
+        commandMs.push({ command: args[1], total: performance.now() - started, afterEnd: performance.now() - ended });
+      }
+      runs.push({ idle, visibleMs, acknowledgedMs, afterAnswerMs, commandMs });
       log(
-        `    run ${run + 1}: idle ${formatIdle(idle)}; visible in ${summarize(visibleMs)} (acknowledged in ${summarize(acknowledgedMs)}; after the answer ${summarize(afterAnswerMs)})`,
+        `    run ${run + 1}: idle ${formatIdle(idle)}; visible in ${summarize(visibleMs)} (acknowledged in ${summarize(acknowledgedMs)}; after the answer ${summarize(afterAnswerMs)}); ${commandMs.map((c) => `\`${c.command}\` answered ${Math.round(c.afterEnd)} ms after the command ended (${Math.round(c.total)} ms after it started)`).join(', ')}`,
       );
       for (const service of services) {
         const { exitCode, signalCode } = service.proc.child;
@@ -1352,6 +1397,7 @@ async function runChangeFeed(options, kind, report) {
         median: medianOf(runs.flatMap((r) => r.afterAnswerMs)),
         max: Math.max(...runs.flatMap((r) => r.afterAnswerMs)),
       },
+      commandMs: runs.flatMap((r) => r.commandMs),
     };
     report.changeFeed.push(result);
     const group = { links, database: kind };
@@ -1364,6 +1410,15 @@ async function runChangeFeed(options, kind, report) {
         detail: `${percent.toFixed(2)} %, the median run (runs ${runs.map((r) => formatIdle(r.idle)).join('; ')})`,
       });
     }
+    const afterCommands = result.commandMs.map((c) => c.afterEnd);
+    report.check({
+      ...group,
+      name: `\`shortlink account disable\` and \`enable\` answered by an instance ≤ ${CHANGE_VISIBLE_TARGET_MS} ms after the command ends, no Redis`,
+      ...targetCheck(options, Math.max(...afterCommands) <= CHANGE_VISIBLE_TARGET_MS),
+      detail: result.commandMs
+        .map((c) => `${c.command} ${Math.round(c.afterEnd)} ms (${Math.round(c.total)} from its start)`)
+        .join(', '),
+    });
     report.check({
       ...group,
       name: `a change through one instance answered by the other ≤ ${CHANGE_VISIBLE_TARGET_MS} ms, no Redis`,

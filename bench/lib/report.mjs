@@ -105,6 +105,11 @@ export function formatChangeFeedTable(results) {
     { title: 'edit acknowledged, median ms', value: (r) => ms(r.acknowledgedMs.median), right: true },
     { title: 'after the answer, median ms', value: (r) => ms(r.afterAnswerMs?.median), right: true },
     { title: 'after the answer, slowest ms', value: (r) => ms(r.afterAnswerMs?.max), right: true },
+    {
+      title: 'after the command ended, slowest ms',
+      value: (r) => (r.commandMs?.length ? ms(Math.max(...r.commandMs.map((c) => c.afterEnd))) : '—'),
+      right: true,
+    },
   ];
   return formatTable(results, columns);
 }
