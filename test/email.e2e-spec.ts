@@ -2,9 +2,7 @@
 // reset (the link works once, expires, ends every session, says nothing about which addresses
 // exist), verified sign-up (SIGNUP=verify), the owners' and admins' notices, and a mail server
 // that is down, answers 4xx or 5xx.
-import { generate } from 'otplib';
 import { AccountsService } from '../src/accounts/accounts.service.js';
-import { PasskeysService } from '../src/auth/sign-in/passkeys.service.js';
 import { EmailTokensRepository } from '../src/auth/email-links/email-tokens.repository.js';
 import { TokensService } from '../src/auth/tokens.service.js';
 import { PrismaService } from '../src/database/prisma.service.js';
@@ -15,7 +13,8 @@ import { createAccountWithToken, createAdminWithToken, newClient } from './suppo
 import { Browser } from './support/browser/form-browser.js';
 import { MailSink } from './support/processes/mail-sink.js';
 import { startTestApp, TEST_SHORT_BASE_URL, type TestApp } from './support/test-app.js';
-import { newEmail, PASSWORD, signUpWithForms } from './support/people.js';
+import { newEmail, PASSWORD, signUpWithForms, turnOnTwoFactor } from './support/people.js';
+import { shortlinkInProcess } from './support/processes/cli-in-process.js';
 
 const NEW_PASSWORD = 'purple elephant umbrella';
 const ENV = { TRUST_PROXY: 'true', RATE_LIMIT_ANONYMOUS: '1000000', RATE_LIMIT_TOKEN: '1000000' };
@@ -346,15 +345,22 @@ describe('sign-in changes told to the owner', () => {
   const changes = async (email: string, count: number): Promise<string[]> =>
     (await sink.mailsTo(email, count)).map((mail) => mail.subject.replace('Your shortlink sign-in changed: ', ''));
 
+  const changePassword = (browser: Browser, current: string, next: string) =>
+    browser.post('/account/password', { current_password: current, new_password: next }, undefined, '/account');
+
+  /** A passkey as the browser's ceremony stores it (the ceremony itself: passkeys-browser spec). */
+  async function storedPasskey(email: string): Promise<string> {
+    const account = await testApp.app.get(AccountsService).getByEmail(email);
+    const id = `pk-${account.id}`;
+    await testApp.app
+      .get(PrismaService)
+      .passkey.create({ data: { id, accountId: account.id, name: 'Phone', publicKey: 'AQ' } });
+    return id;
+  }
+
   it('tells of a new password, two-factor on and off, and a passkey removed, with what to do if it was not them', async () => {
     const { email, browser } = await signedUp();
-    const changed = await browser.post(
-      '/account/password',
-      { current_password: PASSWORD, new_password: NEW_PASSWORD },
-      undefined,
-      '/account',
-    );
-    expect(changed.status).toBe(303);
+    expect((await changePassword(browser, PASSWORD, NEW_PASSWORD)).status).toBe(303);
     const [mail] = await sink.mailsTo(email);
     expect(mail.subject).toBe('Your shortlink sign-in changed: a new password was set');
     expect(mail.text).toMatch(/^A new password was set on your shortlink account \(\d{4}-\d\d-\d\d \d\d:\d\d UTC\)/);
@@ -364,14 +370,7 @@ describe('sign-in changes told to the owner', () => {
     // Nothing of the password itself.
     expect(mail.text + mail.html).not.toContain(NEW_PASSWORD);
 
-    const page = await (await browser.get('/account')).text();
-    const secret = /aria-label="Secret key">([A-Z2-7]+)</.exec(page)![1];
-    const on = await browser.post(
-      '/account/two-factor',
-      { totp_secret: secret, code: await generate({ secret }) },
-      undefined,
-      '/account',
-    );
+    const { answer: on } = await turnOnTwoFactor(browser);
     expect(on.status).toBe(200);
     const recoveryCode = /<li><code>([a-z0-9-]+)<\/code><\/li>/.exec(await on.text())![1];
     expect(await changes(email, 2)).toEqual(['a new password was set', 'two-factor sign-in was turned on']);
@@ -385,34 +384,42 @@ describe('sign-in changes told to the owner', () => {
     expect(off.status).toBe(303);
     expect((await changes(email, 3))[2]).toBe('two-factor sign-in was turned off');
 
-    // A passkey (stored as the browser's ceremony stores it) removed through the service the page calls.
-    const account = await testApp.app.get(AccountsService).getByEmail(email);
-    await testApp.app
-      .get(PrismaService)
-      .passkey.create({ data: { id: `pk-${account.id}`, accountId: account.id, name: 'Phone', publicKey: 'AQ' } });
-    await testApp.app.get(PasskeysService).remove(account.id, `pk-${account.id}`);
+    const passkey = await storedPasskey(email);
+    const removed = await browser.post(`/account/passkeys/${passkey}/delete`, {}, undefined, '/account');
+    expect(removed.status).toBe(303);
     expect((await changes(email, 4))[3]).toBe('a passkey was removed');
   });
 
-  it('tells of a change made with the CLI too (an administrator’s set-password)', async () => {
-    const { email } = await signedUp();
-    await testApp.app.get(AccountsService).setPasswordByEmail(email, NEW_PASSWORD);
-    expect(await changes(email, 1)).toEqual(['a new password was set']);
+  it('tells of the changes an administrator makes with the CLI: set-password and reset-2fa', async () => {
+    const { email, browser } = await signedUp();
+    expect((await turnOnTwoFactor(browser)).answer.status).toBe(200);
+    await sink.mailsTo(email);
+    // The command stores the emails in the outbox; the running service sends them.
+    const env = { DATABASE_URL: testApp.database.url, SMTP_URL: sink.url, SHORT_BASE_URL: TEST_SHORT_BASE_URL };
+
+    const reset = await shortlinkInProcess(['account', 'reset-2fa', email], env);
+    expect(reset.status).toBe(0);
+    const setPassword = await shortlinkInProcess(['account', 'set-password', email], env, `${NEW_PASSWORD}\n`);
+    expect(setPassword.status).toBe(0);
+    expect((await changes(email, 3)).slice(1).sort()).toEqual([
+      'a new password was set',
+      'two-factor sign-in was turned off',
+    ]);
   });
 
-  it('tells nothing for a refused change (a wrong current password, an unknown passkey)', async () => {
+  it('tells nothing for a refused change: a wrong current password (400), an unknown passkey (404), a stale session (403)', async () => {
     const { email, browser } = await signedUp();
-    const wrong = await browser.post(
-      '/account/password',
-      { current_password: 'not the password at all', new_password: NEW_PASSWORD },
-      undefined,
-      '/account',
+    expect((await changePassword(browser, 'not the password at all', NEW_PASSWORD)).status).toBe(400);
+    expect((await browser.post('/account/passkeys/no-such-passkey/delete', {}, undefined, '/account')).status).toBe(
+      404,
     );
-    expect(wrong.status).toBe(400);
-    const account = await testApp.app.get(AccountsService).getByEmail(email);
-    await expect(testApp.app.get(PasskeysService).remove(account.id, 'no-such-passkey')).rejects.toThrow(
-      'No such passkey',
-    );
+    // A session that has not proved a factor for over 5 minutes (sudo mode) removes no passkey.
+    const passkey = await storedPasskey(email);
+    await testApp.app
+      .get(PrismaService)
+      .session.updateMany({ where: { account: { email } }, data: { authenticatedAt: new Date(Date.now() - 600_000) } });
+    expect((await browser.post(`/account/passkeys/${passkey}/delete`, {}, undefined, '/account')).status).toBe(403);
+
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(sink.received.filter((received) => received.to === email)).toEqual([]);
     expect(await outbox().count({ where: { recipient: email } })).toBe(0);
