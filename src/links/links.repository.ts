@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { LoggedClicks } from '../clicks/logged-clicks.js';
 import { PrismaService } from '../database/prisma.service.js';
-import type { OutboxEvent, OutboxMessages } from '../webhooks/outbox/outbox-messages.js';
+import type { OutboxEvent } from '../webhooks/outbox/outbox-messages.js';
 import { OutboxSignal } from '../webhooks/outbox/outbox-signal.js';
 import { WebhookOutbox } from '../webhooks/outbox/webhook-outbox.js';
-import { LinkStore, writtenRow, type NewLink, type StoredLink } from './store/link-store.js';
+import { LinkStore, type MessagesOf, type NewLink, type StoredLink } from './store/link-store.js';
 
 export type { NewLink } from './store/link-store.js';
 
@@ -38,9 +38,6 @@ export interface LinkChanges {
   iosUrl?: string | null;
   androidUrl?: string | null;
 }
-
-/** Rows changed per UPDATE … WHERE code IN (…): far below either database's parameter limit. */
-export const UPDATE_BATCH = 500;
 
 /** What Prisma reads of a link's tags: sorted, as the stores read them. */
 export const WITH_TAGS = { tags: { select: { tag: true }, orderBy: { tag: 'asc' } } } as const;
@@ -101,9 +98,9 @@ export class LinksRepository {
    */
   async insertIfCodeFree(data: NewLink, event?: OutboxEvent<LinkRecord>): Promise<LinkRecord | null> {
     const now = new Date();
-    const messages = event && data.accountId ? outboxMessages(data.accountId, event, [data], now) : undefined;
-    const inserted = await this.store.insert(data, now, messages);
-    if (inserted && messages) this.outboxSignal.notify();
+    const messagesOf = event && data.accountId ? outboxMessages(data.accountId, event) : undefined;
+    const inserted = await this.store.insert(data, now, messagesOf);
+    if (inserted && messagesOf) this.outboxSignal.notify();
     return inserted && newRecord(inserted);
   }
 
@@ -115,9 +112,9 @@ export class LinksRepository {
     if (links.length === 0) return [];
     const now = new Date();
     const accountId = links[0].accountId;
-    const messages = event && accountId ? outboxMessages(accountId, event, links, now) : undefined;
-    const inserted = await this.store.insertMany(links, now, messages);
-    if (inserted.length > 0 && messages) this.outboxSignal.notify();
+    const messagesOf = event && accountId ? outboxMessages(accountId, event) : undefined;
+    const inserted = await this.store.insertMany(links, now, messagesOf);
+    if (inserted.length > 0 && messagesOf) this.outboxSignal.notify();
     return inserted.map(newRecord);
   }
 
@@ -271,15 +268,13 @@ export class LinksRepository {
   }
 }
 
-/** The message bodies of the links about to be written at `now`, for the store's outbox statements. */
-function outboxMessages(
-  accountId: string,
-  event: OutboxEvent<LinkRecord>,
-  links: NewLink[],
-  now: Date,
-): OutboxMessages {
-  const bodies = new Map(links.map((link) => [link.code, event.body(newRecord(writtenRow(link, now)))]));
-  return { accountId, event: event.event, bodies };
+/** The store's outbox statements for `event`: each row's body, as its record. */
+function outboxMessages(accountId: string, event: OutboxEvent<LinkRecord>): MessagesOf {
+  return (rows) => ({
+    accountId,
+    event: event.event,
+    bodies: new Map(rows.map((row) => [row.code, event.body(newRecord(row))])),
+  });
 }
 
 /**

@@ -5,7 +5,7 @@ import { WebhookOutbox, type TransactionClient } from '../../webhooks/outbox/web
 import { messageBody } from '../../webhooks/webhook-events.js';
 import { DESTINATION_COLUMNS, destinationUrls } from '../link-destinations.js';
 import { LinkResource } from '../link-resource.js';
-import { ASCII, fromPrisma, LinksRepository, UPDATE_BATCH, WITH_TAGS, type LinkRecord } from '../links.repository.js';
+import { ASCII, fromPrisma, LinksRepository, WITH_TAGS, type LinkRecord } from '../links.repository.js';
 import type { StoredLink } from '../store/link-store.js';
 
 /**
@@ -45,6 +45,9 @@ function anyDestinationContains(texts: string[]) {
 
 /** A link's new state: live (null), or disabled for this cause and reason. */
 export type LinkState = { cause: DisabledCause; reason: string } | null;
+
+/** Rows changed per UPDATE … WHERE code IN (…): far below either database's parameter limit. */
+const UPDATE_BATCH = 500;
 
 /**
  * How long a change of many links' states, with their messages, may hold its transaction: an

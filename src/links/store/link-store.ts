@@ -40,6 +40,9 @@ export interface NewLink {
   androidUrl?: string | null;
 }
 
+/** The webhook messages about rows about to be written (each row's body by its code). */
+export type MessagesOf = (rows: StoredLink[]) => OutboxMessages;
+
 /**
  * The row an insert of `link` at `now` writes, as a read of it would give it: the stores' answer
  * to an insert, and what the webhook messages written with it describe.
@@ -78,20 +81,23 @@ export abstract class LinkStore {
   /**
    * Inserts a link and its tags unless its code exists (the primary key decides races: of
    * concurrent inserts of one code exactly one succeeds); the row it wrote, or null when the code
-   * was taken, and then nothing was written. Timestamps `now`, clicks 0. With `messages`, the
-   * webhook messages of the new link are stored in the same transaction (none when the code was taken).
+   * was taken, and then nothing was written. Timestamps `now`, clicks 0. With `messagesOf`, the
+   * webhook messages about the row are stored in the same transaction (none when the code was taken).
    */
-  async insert(link: NewLink, now: Date, messages?: OutboxMessages): Promise<StoredLink | null> {
-    return (await this.write(link, now, messages)) ? writtenRow(link, now) : null;
+  async insert(link: NewLink, now: Date, messagesOf?: MessagesOf): Promise<StoredLink | null> {
+    const row = writtenRow(link, now);
+    return (await this.write(link, now, messagesOf?.([row]))) ? row : null;
   }
 
   /**
    * Inserts many links (with their tags) at once, skipping those whose code exists; the rows it
-   * wrote, in the order given. With `messages`, those of the links inserted, in the same transaction.
+   * wrote, in the order given. With `messagesOf`, the messages of the rows inserted, in the same
+   * transaction.
    */
-  async insertMany(links: NewLink[], now: Date, messages?: OutboxMessages): Promise<StoredLink[]> {
-    const written = await this.writeMany(links, now, messages);
-    return links.filter((link) => written.has(link.code)).map((link) => writtenRow(link, now));
+  async insertMany(links: NewLink[], now: Date, messagesOf?: MessagesOf): Promise<StoredLink[]> {
+    const rows = links.map((link) => writtenRow(link, now));
+    const written = await this.writeMany(links, now, messagesOf?.(rows));
+    return rows.filter((row) => written.has(row.code));
   }
 
   /** `insert`'s statements: whether the row was written. */

@@ -37,7 +37,7 @@ describe('SqliteWebhookMessageStore: the messages of new links', () => {
 
   afterEach(() => database.drop());
 
-  const created = (codes: string[]): OutboxMessages => ({
+  const created = (codes: string[]) => (): OutboxMessages => ({
     accountId,
     event: 'link.created',
     bodies: new Map(codes.map((code) => [code, JSON.stringify({ type: 'link.created', data: { code } })])),
